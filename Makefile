@@ -1,0 +1,66 @@
+# benchvote: the two promised commands are `make book` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NOTEBOOKS := $(wildcard notebooks/*.md)
+JB_FLAGS := -W --keep-going
+
+.PHONY: book book-cached test test-fast env assets sync lock bench clean help
+
+help:
+	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
+	@echo "make test         build the book, then run every test (library, notebooks, site in Chromium)"
+	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
+	@echo "make test-fast    library and notebook-pairing tests only, no build, no browser"
+	@echo "make sync         refresh the .ipynb twins from the .md notebooks"
+	@echo "make bench        speed and agreement tables against the reference implementations (bench/)"
+
+$(STAMP): requirements.txt requirements-data.txt pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: Python 3.11 is required"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-data.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+env: $(STAMP)
+
+assets: $(STAMP)
+	$(BIN)/python scripts/fetch_web_assets.py
+
+book: env assets
+	rm -rf _build/html _build/.doctrees _build/jupyter_execute
+	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
+	@echo "The book is in $(CURDIR)/_build/html/index.html"
+
+book-cached: env assets
+	sed 's/execute_notebooks: force/execute_notebooks: cache/' _config.yml > _build/_config_cached.yml
+	$(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_cached.yml
+	@echo "The book is in $(CURDIR)/_build/html/index.html"
+
+test: book
+	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+test-fast: env
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site"
+
+sync: env
+	$(BIN)/jupytext --sync $(NOTEBOOKS)
+
+lock:
+	rm -rf /tmp/benchvote-lock && $(PYTHON) -m venv /tmp/benchvote-lock
+	/tmp/benchvote-lock/bin/pip install --quiet --upgrade pip
+	/tmp/benchvote-lock/bin/pip install --quiet -r requirements.in
+	(echo "# Generated from requirements.in by 'make lock' (pip freeze in a fresh venv, Python 3.11). Do not edit by hand."; \
+	 /tmp/benchvote-lock/bin/pip freeze | sed 's/^torch==\(.*\)+cpu$$/torch==\1/') > requirements.txt
+
+bench: env
+	$(BIN)/pip install --quiet -r bench/requirements.txt
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf _build web_assets .benchvote-cache

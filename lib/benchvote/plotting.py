@@ -1,0 +1,128 @@
+"""Figures used throughout the book (matplotlib, no global state).
+
+Every function draws into an :class:`~matplotlib.axes.Axes` (a new one when
+``ax`` is None), labels both axes and returns the axes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+__all__ = ["bump_chart", "flipped_pairs", "changed_pairs"]
+
+_FLIP = "#c0392b"
+_STAY = "#7f8c8d"
+
+
+def flipped_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+    """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
+
+    Examples
+    --------
+    >>> flipped_pairs([1, 2, 3], [2, 1, 3])
+    [(0, 1)]
+    """
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    out = []
+    for i in range(len(b)):
+        for j in range(len(b)):
+            if b[i] < b[j] and a[i] > a[j]:
+                out.append((i, j))
+    return out
+
+
+def changed_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+    """Index pairs (i, j), i < j, whose relative order differs in any way (reversed, tied or untied).
+
+    Examples
+    --------
+    >>> changed_pairs([1, 2, 3], [1.5, 1.5, 3])
+    [(0, 1)]
+    """
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    sb = np.sign(b[:, None] - b[None, :])
+    sa = np.sign(a[:, None] - a[None, :])
+    i, j = np.nonzero(np.triu(sb != sa, k=1))
+    return list(zip(i.tolist(), j.tolist()))
+
+
+def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:
+    """Label positions: tied ranks share a dot but their labels are stacked around it."""
+    out = y.astype(float).copy()
+    for value in np.unique(y):
+        idx = np.flatnonzero(y == value)
+        if len(idx) > 1:
+            out[idx] = value + (np.arange(len(idx)) - (len(idx) - 1) / 2) * step
+    return out
+
+
+def bump_chart(
+    before: Sequence[float],
+    after: Sequence[float],
+    labels: Sequence[str] | None = None,
+    *,
+    ax: Any = None,
+    titles: tuple[str, str] = ("before", "after"),
+    max_label: int = 28,
+) -> Any:
+    """Two rankings of the same models side by side, one line per model.
+
+    Lines of models in a pair whose order changes (reversed, or tied on one
+    side only) are drawn in red, the others in grey; rank 1 is at the top.
+
+    Parameters
+    ----------
+    before, after : sequence of float
+        Rank vectors (1 = best) of the same models.
+    labels : sequence of str, optional
+        Model names (default ``0, 1, ...``).
+    ax : matplotlib Axes, optional
+    titles : (str, str)
+        Captions over the two columns.
+    max_label : int
+        Longer names are shortened with an ellipsis.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    m = len(b)
+    names = [str(i) for i in range(m)] if labels is None else [str(x) for x in labels]
+    if len(names) != m:
+        raise ValueError(f"labels has {len(names)} entries for {m} models")
+    names = [n if len(n) <= max_label else n[: max_label - 1] + "…" for n in names]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 0.32 * m + 1.4))
+    moved = {i for pair in changed_pairs(b, a) for i in pair}
+    left_y, right_y = _spread_ties(b), _spread_ties(a)
+    for i in range(m):
+        colour = _FLIP if i in moved else _STAY
+        width = 2.2 if i in moved else 1.2
+        ax.plot([0, 1], [b[i], a[i]], color=colour, lw=width, marker="o", ms=4, zorder=3 if i in moved else 2)
+        ax.text(-0.04, left_y[i], names[i], ha="right", va="center", fontsize=8.5, color=colour)
+        ax.text(1.04, right_y[i], names[i], ha="left", va="center", fontsize=8.5, color=colour)
+    ax.set_xlim(-0.9, 1.9)
+    top = max(b.max(), a.max())
+    ax.set_ylim(top + 0.6, 0.4)
+    ax.set_xticks([0, 1], titles)
+    ax.xaxis.tick_top()
+    ax.set_ylabel("rank (1 = best)")
+    ax.set_xlabel("red: models in a pair whose order changes")
+    ax.set_yticks(range(1, int(np.ceil(top)) + 1) if top <= 30 else np.linspace(1, top, 6).round())
+    for side in ("right", "bottom"):
+        ax.spines[side].set_visible(False)
+    return ax

@@ -1,0 +1,57 @@
+"""Shared fixtures and hypothesis strategies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+settings.register_profile("default", max_examples=80, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("default")
+
+
+@st.composite
+def score_tables(draw, min_models=2, max_models=7, min_tasks=1, max_tasks=6, ties=True, missing=False):
+    """Models x tasks tables; integer-valued scores produce ties, floats are (almost surely) tie-free."""
+    m = draw(st.integers(min_models, max_models))
+    n = draw(st.integers(min_tasks, max_tasks))
+    if ties:
+        values = draw(arrays(np.float64, (m, n), elements=st.integers(0, 4).map(float)))
+    else:
+        # distinct values per column: a random permutation scaled plus jitter-free offsets
+        cols = [np.array(draw(st.permutations(range(m))), dtype=float) * 1.5 + draw(st.floats(-10, 10)) for _ in range(n)]
+        values = np.column_stack(cols)
+    if missing:
+        mask = draw(arrays(np.bool_, (m, n), elements=st.booleans()))
+        # keep at least two observed models per task and one task per model
+        for j in range(n):
+            if (~mask[:, j]).sum() < 2:
+                mask[:2, j] = False
+        for i in range(m):
+            if mask[i].all():
+                mask[i, 0] = False
+        values = np.where(mask, np.nan, values)
+    return values
+
+
+@st.composite
+def permutations_of(draw, size):
+    return np.array(draw(st.permutations(range(size))))
+
+
+def strictly_increasing_transforms():
+    """Strictly increasing maps R -> R used for invariance properties."""
+    return st.sampled_from([
+        lambda x: 3.0 * x + 7.0,
+        lambda x: np.exp(x / 5.0),
+        lambda x: x ** 3 + x,
+        lambda x: np.arctan(x / 10.0),
+    ])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

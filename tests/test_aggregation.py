@@ -1,0 +1,195 @@
+"""Tests for benchvote.aggregation against brute force and pref-voting."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pref_voting.profiles import Profile
+
+from benchvote import borda, mean_score, mean_win_rate, pairwise_wins, rank
+from benchvote.data import load_table
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
+
+
+def brute_counts(s):
+    m, n = s.shape
+    wins = np.zeros((m, m), int)
+    compared = np.zeros((m, m), int)
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            for k in range(n):
+                if np.isnan(s[i, k]) or np.isnan(s[j, k]):
+                    continue
+                compared[i, j] += 1
+                wins[i, j] += s[i, k] > s[j, k]
+    return wins, compared
+
+
+def brute_strict(s):
+    wins, compared = brute_counts(s)
+    m = s.shape[0]
+    return np.array([sum(wins[i, j] / compared[i, j] for j in range(m) if j != i) / m for i in range(m)])
+
+
+def brute_quantile(s):
+    m, n = s.shape
+    out = []
+    for i in range(m):
+        vals = []
+        for k in range(n):
+            if np.isnan(s[i, k]):
+                continue
+            col = s[~np.isnan(s[:, k]), k]
+            vals.append(np.sum(col <= s[i, k]) / len(col))
+        out.append(np.mean(vals))
+    return np.array(out)
+
+
+def to_profile(s):
+    """Each task's ranking (best first) as a pref-voting Profile; tie-free input only."""
+    return Profile([list(np.argsort(-s[:, k], kind="stable")) for k in range(s.shape[1])])
+
+
+class TestPairwiseWins:
+    @given(score_tables(missing=True))
+    def test_brute_force(self, table):
+        c = pairwise_wins(table)
+        wins, compared = brute_counts(table)
+        assert np.array_equal(c.wins, wins)
+        assert np.array_equal(c.compared, compared)
+        assert np.array_equal(c.wins + c.wins.T + c.ties, c.compared)
+
+    @given(score_tables(min_tasks=2, ties=False))
+    def test_margins_match_pref_voting(self, table):
+        c = pairwise_wins(table)
+        p = to_profile(table)
+        m = table.shape[0]
+        for i in range(m):
+            for j in range(m):
+                if i != j:
+                    assert c.wins[i, j] - c.wins[j, i] == p.margin(i, j)
+
+
+class TestMeanWinRate:
+    @given(score_tables(missing=True))
+    def test_strict_brute_force(self, table):
+        wins, compared = brute_counts(table)
+        off = ~np.eye(table.shape[0], dtype=bool)
+        if (compared[off] == 0).any():
+            with pytest.raises(ValueError, match="share no task"):
+                mean_win_rate(table)
+            return
+        assert np.allclose(mean_win_rate(table), brute_strict(table))
+
+    @given(score_tables(missing=True))
+    def test_quantile_brute_force(self, table):
+        assert np.allclose(mean_win_rate(table, convention="quantile"), brute_quantile(table))
+
+    @given(score_tables(ties=False))
+    def test_affine_in_borda_without_ties(self, table):
+        m, n = table.shape
+        b = borda(table)
+        assert np.allclose(mean_win_rate(table), b / (n * m))
+        assert np.allclose(mean_win_rate(table, convention="quantile"), (b / n + 1) / m)
+
+    @given(score_tables())
+    def test_borda_is_midpoint_of_conventions_with_ties(self, table):
+        m, n = table.shape
+        strict = mean_win_rate(table)
+        quant = mean_win_rate(table, convention="quantile")
+        assert np.allclose(borda(table), n * (m * (strict + quant) - 1) / 2)
+
+    @given(score_tables(missing=True), st.data())
+    def test_permutation_equivariance(self, table, data):
+        perm = data.draw(permutations_of(table.shape[0]))
+        for conv in ("quantile",):
+            assert np.allclose(mean_win_rate(table[perm], convention=conv), mean_win_rate(table, convention=conv)[perm])
+
+    @given(score_tables(), strictly_increasing_transforms())
+    def test_ordinal_invariance(self, table, f):
+        for conv in ("strict", "quantile"):
+            assert np.allclose(mean_win_rate(f(table), convention=conv), mean_win_rate(table, convention=conv))
+
+    def test_textbook_abc_example(self):
+        r = load_table("abc_ranks")
+        q = mean_win_rate(r, higher_is_better=False, convention="quantile")
+        assert np.allclose(q.to_numpy() * 9, [7, 7, 4])
+        two = mean_win_rate(r.loc[["A", "B"]], higher_is_better=False, convention="quantile")
+        assert np.allclose(two.to_numpy(), [2 / 3, 5 / 6])
+
+    def test_nine_task_example_and_its_slip(self):
+        r4 = load_table("nine_task_ranks")
+        r3 = r4.loc[["L1", "L2", "L3"]]
+        assert np.allclose(mean_win_rate(r3, higher_is_better=False).to_numpy() * 27, [10, 10, 7])
+        # the paper prints 17/36 for L1; counting wins gives 16/36
+        assert np.allclose(mean_win_rate(r4, higher_is_better=False).to_numpy()[:3] * 36, [16, 19, 9])
+
+    def test_labelled_output(self):
+        df = pd.DataFrame({"t": [1.0, 2.0]}, index=["x", "y"])
+        out = mean_win_rate(df)
+        assert isinstance(out, pd.Series) and list(out.index) == ["x", "y"]
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="at least 2 models"):
+            mean_win_rate([[1.0, 2.0]])
+        with pytest.raises(ValueError, match="convention"):
+            mean_win_rate([[1.0], [2.0]], convention="helm")
+        with pytest.raises(ValueError, match="no observed score"):
+            mean_win_rate([[1.0, 2.0], [np.nan, np.nan]])
+        with pytest.raises(ValueError, match="share no task"):
+            mean_win_rate([[1.0, np.nan], [np.nan, 2.0], [0.0, 1.0]])
+        with pytest.raises(ValueError, match="one entry per task"):
+            mean_win_rate(np.ones((3, 2)), higher_is_better=[True, False, True])
+
+
+class TestBorda:
+    @given(score_tables(min_tasks=1, ties=False))
+    def test_matches_pref_voting(self, table):
+        theirs = to_profile(table).borda_scores()
+        ours = borda(table)
+        assert np.allclose(ours, [theirs[i] for i in range(table.shape[0])])
+
+    @given(score_tables(), st.data())
+    def test_permutation_equivariance(self, table, data):
+        perm = data.draw(permutations_of(table.shape[0]))
+        assert np.allclose(borda(table[perm]), borda(table)[perm])
+
+    @given(score_tables(), strictly_increasing_transforms())
+    def test_ordinal_invariance(self, table, f):
+        assert np.allclose(borda(f(table)), borda(table))
+
+    def test_total_points(self):
+        s = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 2.0]])
+        m, n = s.shape
+        assert borda(s).sum() == n * m * (m - 1) / 2
+
+    def test_missing_refused(self):
+        with pytest.raises(ValueError, match="benchvote.missing"):
+            borda([[1.0, np.nan], [2.0, 1.0]])
+
+
+class TestMeanScore:
+    def test_score_voting_table(self):
+        s = load_table("score_voting")
+        assert np.allclose(mean_score(s).to_numpy(), [0.6, 0.7, 0.3])
+
+    @given(score_tables(), st.data())
+    def test_permutation_equivariance(self, table, data):
+        perm = data.draw(permutations_of(table.shape[0]))
+        assert np.allclose(mean_score(table[perm]), mean_score(table)[perm])
+
+    def test_weights_and_missing(self):
+        s = np.array([[1.0, 3.0], [2.0, np.nan]])
+        assert np.allclose(mean_score(s, missing="ignore"), [2.0, 2.0])
+        assert np.allclose(mean_score(s, weights=[1, 0], missing="ignore"), [1.0, 2.0])
+        with pytest.raises(ValueError, match="missing"):
+            mean_score(s)
+        with pytest.raises(ValueError, match="weights"):
+            mean_score([[1.0], [2.0]], weights=[-1])
+        with pytest.raises(ValueError, match="one entry per task"):
+            mean_score([[1.0], [2.0]], weights=[1, 1])

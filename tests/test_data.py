@@ -1,0 +1,138 @@
+"""Tests for benchvote.data: every leaderboard parses like benchbench's own loaders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchvote import data
+
+# Shapes reported in Table 1 of Zhang & Hardt (2024); MMLU ships 98 of the 100 models.
+PAPER_SHAPES = {
+    "GLUE": (87, 9), "SuperGLUE": (28, 8), "BigBenchHard": (107, 27), "MTEB": (83, 56), "OpenLLM": (100, 6),
+    "VTAB": (16, 19), "ImageNet": (112, 20), "BigCode": (41, 3), "HELM-accuracy": (67, 16),
+    "HELM-fairness": (67, 14), "HELM-robustness": (67, 14), "HEIM-alignment_auto": (26, 40),
+    "HEIM-quality_auto": (26, 12), "HEIM-aesthetics_auto": (26, 60), "HEIM-alignment_human": (26, 23),
+    "HEIM-nudity": (26, 20), "HEIM-quality_human": (26, 7), "HEIM-aesthetics_human": (26, 18),
+}
+
+
+def benchbench_frame(name: str):
+    """Values as benchbench 1.0.1's own loader returns them (file order, oriented)."""
+    bb = pytest.importorskip("benchbench.data")
+    if name in bb.cardinal_benchmark_list or name == "ImageNet":
+        frame, cols = bb.load_cardinal_benchmark(name, do_rerank=False)
+    else:
+        frame, cols = bb.load_ordinal_benchmark(name, do_rerank=False)
+    cols = list(cols)
+    if name == "MTEB":
+        cols = [c for c in cols if not c.startswith("Average")]
+    values = frame[cols].to_numpy(dtype=float)
+    if name == "ImageNet":
+        values = pd.DataFrame(values, index=frame["Weight"])
+    return values
+
+
+def sorted_rows(values: np.ndarray) -> np.ndarray:
+    key = np.nan_to_num(values, nan=-1e300)
+    return values[np.lexsort(key.T[::-1])]
+
+
+@pytest.mark.parametrize("name", data.list_leaderboards())
+def test_every_leaderboard_matches_benchbench(name):
+    lb = data.load(name)
+    ours = lb.oriented()
+    theirs = benchbench_frame(name)
+    if name == "ImageNet":
+        theirs = theirs.loc[ours.index].to_numpy()
+        assert np.allclose(ours.to_numpy(), 100 * theirs)
+        return
+    theirs = theirs[~np.isnan(theirs).all(axis=1)]  # we drop models without any score
+    assert ours.shape == theirs.shape
+    # benchbench sorts some boards (OpenLLM, MTEB) by their mean even without re-ranking: compare row multisets
+    assert np.allclose(sorted_rows(ours.to_numpy()), sorted_rows(theirs), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", data.list_leaderboards())
+def test_leaderboard_is_valid(name):
+    lb = data.load(name)
+    assert lb.kind == ("cardinal" if name in data.list_leaderboards("cardinal") else "ordinal")
+    assert lb.scores.index.is_unique and lb.scores.columns.is_unique
+    assert lb.scores.dtypes.map(pd.api.types.is_float_dtype).all()
+    assert lb.n_missing == int(lb.scores.isna().sum().sum())
+    assert not lb.scores.isna().all(axis=1).any()
+    assert lb.version == "benchbench 1.0.1"
+    if name in PAPER_SHAPES:
+        assert lb.scores.shape == PAPER_SHAPES[name]
+
+
+def test_directions():
+    helm = data.load("HELM-calibration")
+    assert not helm.higher_is_better.any()  # every calibration metric is an ECE
+    heim = data.load("HEIM-quality_auto")
+    assert heim.higher_is_better.sum() == 9 and (~heim.higher_is_better).sum() == 3
+
+
+def test_missing_counts_and_notes():
+    assert data.load("HELM-bias").n_missing == 720
+    eff = data.load("HELM-efficiency")
+    assert any("without a score" in n for n in eff.notes)
+
+
+def test_load_returns_independent_copies():
+    a = data.load("VTAB")
+    a.scores.iloc[0, 0] = -1.0
+    assert data.load("VTAB").scores.iloc[0, 0] != -1.0
+
+
+def test_subset_and_case_insensitive_names():
+    lb = data.load("glue")
+    sub = lb.subset(models=lb.models[:3], tasks=["CoLA", "RTE"])
+    assert sub.scores.shape == (3, 2) and list(sub.higher_is_better.index) == ["CoLA", "RTE"]
+    with pytest.raises(KeyError, match="unknown model"):
+        lb.subset(models=["no such model"])
+
+
+def test_unknown_name_lists_known_names():
+    with pytest.raises(KeyError, match="known leaderboards: GLUE, SuperGLUE"):
+        data.load("GLUE2")
+    with pytest.raises(ValueError, match="kind"):
+        data.list_leaderboards("both")
+
+
+class TestBaselines:
+    def test_random_is_seeded(self):
+        a = data.random_leaderboard(10, 4, seed=3).scores
+        b = data.random_leaderboard(10, 4, seed=3).scores
+        c = data.random_leaderboard(10, 4, seed=4).scores
+        assert a.equals(b) and not a.equals(c)
+
+    def test_constant_repeats_one_task(self):
+        s = data.constant_leaderboard(20, 5, seed=1).scores.to_numpy()
+        assert (s == s[:, :1]).all()
+
+    @pytest.mark.parametrize("n_models, n_tasks", [(1, 5), (5, 0), (2.5, 3)])
+    def test_bad_shapes(self, n_models, n_tasks):
+        with pytest.raises(ValueError):
+            data.random_leaderboard(n_models, n_tasks)
+
+
+class TestTables:
+    def test_every_table_loads_and_is_documented(self):
+        readme = (data._tables_dir() / "README.md").read_text()
+        for name in data.list_tables():
+            table = data.load_table(name)
+            assert len(table) >= 2
+            assert f"`{name}.csv`" in readme
+
+    def test_xtreme_has_eighteen_holes(self):
+        assert int(data.load_table("xtreme_missing").isna().sum().sum()) == 18
+
+    def test_helm_capabilities_means(self):
+        t = data.load_table("helm_capabilities_top4")
+        assert np.allclose(t.drop(columns="published_mean").mean(axis=1), t["published_mean"], atol=6e-4)
+
+    def test_unknown_table(self):
+        with pytest.raises(KeyError, match="known tables"):
+            data.load_table("nope")

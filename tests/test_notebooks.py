@@ -1,0 +1,142 @@
+"""The chapters: jupytext pairs in sync, listed in the table of contents, shaped like a course text.
+
+Execution itself is checked by the book build that `make test` runs first
+(``execute_notebooks: force`` with warnings as errors); here we check the
+sources and the build's execution reports.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+from jupytext.compare import compare_notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.md"))
+PAGES = sorted((ROOT / "book").glob("*.md")) + NOTEBOOKS
+
+
+def toc_files() -> set[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = {toc["root"]}
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                found.add(e["file"])
+            walk(e.get("sections"))
+            walk(e.get("chapters"))
+
+    for part in toc["parts"]:
+        walk(part["chapters"])
+    return found
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebooks/*.md found"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_pair_exists_and_is_in_sync(md):
+    ipynb = md.with_suffix(".ipynb")
+    assert ipynb.is_file(), f"{md.name} has no paired .ipynb: run `make sync`"
+    text_nb = jupytext.read(md)
+    paired = jupytext.read(ipynb)
+    # raises with a readable diff when the pair differs (ignoring outputs)
+    compare_notebooks(paired, text_nb, fmt="md:myst", allow_expected_differences=False)
+
+
+def test_no_orphan_ipynb():
+    for ipynb in (ROOT / "notebooks").glob("*.ipynb"):
+        assert ipynb.with_suffix(".md").is_file(), f"{ipynb.name} has no .md source"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_header_and_toc(md):
+    nb = jupytext.read(md)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    assert nb.metadata["jupytext"]["text_representation"]["format_name"] == "myst"
+    assert f"notebooks/{md.stem}" in toc_files(), f"{md.name} is not listed in _toc.yml"
+
+
+def test_toc_entries_exist():
+    for entry in toc_files():
+        assert (ROOT / f"{entry}.md").is_file(), f"_toc.yml lists {entry} which does not exist"
+
+
+def test_build_reads_only_markdown():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert "**/*.ipynb" in config["exclude_patterns"]
+    assert config["only_build_toc_files"] is True
+    assert config["execute"]["execute_notebooks"] == "force"
+    assert config["execute"]["allow_errors"] is False
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_shape(md):
+    nb = jupytext.read(md)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "**What you will learn**" in markdown[:3000], f"{md.name} should open with what the reader will learn"
+    tail = markdown[markdown.rfind("\n## "):]
+    assert tail.startswith("\n## Exercises"), f"{md.name} should end with its exercises"
+    assert markdown.count("{exercise}") >= 2
+    assert markdown.count("{exercise}") == markdown.count("{solution-start}") + markdown.count("{solution}")
+    for cell in nb.cells:
+        assert cell.source.strip(), f"{md.name} has an empty cell"
+    assert "TODO" not in md.read_text() and "TBD" not in md.read_text()
+
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "cf.", "resp.", "Eq.", "eq.", "No.", "approx.")
+
+
+def _prose_lines(text: str):
+    """Markdown prose lines outside code fences, directives' options and math blocks."""
+    fence = None
+    in_math = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence) and not stripped[len(fence):].strip():
+                fence = None
+            continue
+        m = re.match(r"^(`{3,}|~{3,})", stripped)
+        if m and "{code-cell}" in stripped or (m and not re.match(r"^`{3,}\{", stripped)):
+            fence = m.group(1)
+            continue
+        if stripped == "$$":
+            in_math = not in_math
+            continue
+        if in_math or stripped.startswith((":", "|", "#", "---")):
+            continue
+        yield number, line
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_one_sentence_per_line(page):
+    offenders = []
+    for number, line in _prose_lines(page.read_text()):
+        cleaned = re.sub(r"`[^`]*`|\$[^$]*\$|\([^)]*\)|\[[^\]]*\]", "", line)
+        for abbreviation in _ABBREVIATIONS:
+            cleaned = cleaned.replace(abbreviation, "")
+        if re.search(r"[a-z0-9%)][.!?] +[A-Z]", cleaned):
+            offenders.append(f"{page.name}:{number}: {line.strip()[:90]}")
+    assert not offenders, "write one sentence per line:\n" + "\n".join(offenders[:10])
+
+
+@pytest.mark.site
+def test_build_reported_no_execution_errors():
+    reports = ROOT / "_build" / "html" / "reports"
+    assert (ROOT / "_build" / "html" / "index.html").is_file(), "run `make book` first (make test does)"
+    logs = list(reports.glob("*.log")) if reports.is_dir() else []
+    assert not logs, f"notebook execution errors: {[p.name for p in logs]}"
+
+
+def test_intro_example_runs():
+    """The five-line example on the book's front page must work as printed."""
+    text = (ROOT / "book" / "intro.md").read_text()
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "intro.md", "exec"), {})

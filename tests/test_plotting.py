@@ -1,0 +1,56 @@
+"""Tests for benchvote.plotting."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import given  # noqa: E402
+
+from benchvote import rank  # noqa: E402
+from benchvote.plotting import bump_chart, changed_pairs, flipped_pairs  # noqa: E402
+from conftest import score_tables  # noqa: E402
+
+
+@given(score_tables(min_tasks=2, max_tasks=2))
+def test_flipped_pairs_brute_force(table):
+    a, b = rank(table[:, 0]), rank(table[:, 1])
+    expected = [(i, j) for i in range(len(a)) for j in range(len(a)) if a[i] < a[j] and b[i] > b[j]]
+    assert flipped_pairs(a, b) == expected
+
+
+@given(score_tables(min_tasks=2, max_tasks=2))
+def test_changed_pairs_brute_force(table):
+    a, b = rank(table[:, 0]), rank(table[:, 1])
+    expected = [(i, j) for i in range(len(a)) for j in range(i + 1, len(a))
+                if np.sign(a[i] - a[j]) != np.sign(b[i] - b[j])]
+    assert changed_pairs(a, b) == expected
+    assert set(flipped_pairs(a, b)) <= {p for q in expected for p in (q, q[::-1])}
+
+
+def test_bump_chart_labels_axes_and_marks_flips():
+    ax = bump_chart([1, 2, 3], [2, 1, 3], labels=["a", "b", "c"])
+    assert ax.get_ylabel() == "rank (1 = best)"
+    assert "changes" in ax.get_xlabel()
+    colours = [line.get_color() for line in ax.get_lines()]
+    assert colours.count("#c0392b") == 2 and colours.count("#7f8c8d") == 1
+    assert ax.get_ylim()[0] > ax.get_ylim()[1]  # rank 1 at the top
+    plt.close("all")
+
+
+def test_tied_labels_do_not_overlap():
+    ax = bump_chart([1.5, 1.5, 3], [1, 2, 3], labels=["a", "b", "c"])
+    left = sorted(t.get_position()[1] for t in ax.texts if t.get_position()[0] < 0)
+    assert len(set(np.round(left, 6))) == 3
+    plt.close("all")
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="same length"):
+        flipped_pairs([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="labels"):
+        bump_chart([1, 2], [2, 1], labels=["only one"])

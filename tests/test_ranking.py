@@ -1,0 +1,156 @@
+"""Tests for benchvote.ranking: oracles (scipy, brute force), properties and bad input."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from benchvote import kendall_tau_distance, max_rank_change, rank
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
+
+
+def brute_rank(x):
+    """1 + #better + half #tied (others), higher is better."""
+    x = np.asarray(x, dtype=float)
+    return np.array([1 + np.sum(x > v) + 0.5 * (np.sum(x == v) - 1) for v in x])
+
+
+def brute_tau(a, b, p=0.0):
+    total = 0.0
+    pairs = list(combinations(range(len(a)), 2))
+    for i, j in pairs:
+        sa, sb = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+        if sa * sb < 0:
+            total += 1
+        elif (sa == 0) != (sb == 0):
+            total += p
+    return total / len(pairs)
+
+
+class TestRank:
+    @given(score_tables(max_tasks=1))
+    def test_matches_scipy_and_brute_force(self, table):
+        x = table[:, 0]
+        ours = rank(x, tol=0)
+        assert np.array_equal(ours, brute_rank(x))
+        assert np.allclose(ours, stats.rankdata(-x, method="average"))
+
+    @given(score_tables())
+    def test_columns_are_midrank_vectors(self, table):
+        r = rank(table)
+        m = table.shape[0]
+        assert np.allclose(r.sum(axis=0), m * (m + 1) / 2)
+        assert (r >= 1).all() and (r <= m).all()
+
+    def test_lower_is_better_and_axis(self):
+        s = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0]])
+        assert np.array_equal(rank(s, higher_is_better=[True, False]), [[3, 3], [2, 2], [1, 1]])
+        assert np.array_equal(rank(s, axis=1), [[2, 1], [2, 1], [1.5, 1.5]])
+
+    def test_tolerance_chains_groups(self):
+        assert np.array_equal(rank([0.0, 1.0, 2.0, 10.0], tol=1.0), [3, 3, 3, 1])
+        assert np.array_equal(rank([0.1 + 0.2, 0.3]), [1.5, 1.5])
+        assert np.array_equal(rank([0.1 + 0.2, 0.3], tol=0), [1, 2])
+
+    def test_nan_omit_ranks_observed_only(self):
+        r = rank([3.0, np.nan, 1.0, 2.0], nan_policy="omit")
+        assert np.isnan(r[1])
+        assert np.array_equal(r[[0, 2, 3]], [1, 3, 2])
+
+    def test_dataframe_keeps_labels(self):
+        df = pd.DataFrame({"t1": [1.0, 2.0], "t2": [2.0, 1.0]}, index=["a", "b"])
+        out = rank(df, higher_is_better=pd.Series({"t2": False, "t1": True}))
+        assert list(out.index) == ["a", "b"] and list(out.columns) == ["t1", "t2"]
+        assert out.loc["a", "t1"] == 2 and out.loc["a", "t2"] == 2
+
+    @given(score_tables(), st.data())
+    def test_permuting_models_permutes_ranks(self, table, data):
+        perm = data.draw(permutations_of(table.shape[0]))
+        assert np.array_equal(rank(table[perm]), rank(table)[perm])
+
+    @given(score_tables(), strictly_increasing_transforms())
+    def test_invariant_under_increasing_transform(self, table, f):
+        assert np.array_equal(rank(f(table)), rank(table))
+
+    @pytest.mark.parametrize("bad, message", [
+        ([1.0, np.nan], "missing"),
+        ([1.0, np.inf], "infinite"),
+        (["a", "b"], "numeric"),
+        (np.zeros((2, 2, 2)), "1-D or 2-D"),
+    ])
+    def test_bad_input(self, bad, message):
+        with pytest.raises(ValueError, match=message):
+            rank(bad)
+
+    def test_bad_options(self):
+        with pytest.raises(ValueError, match="tol"):
+            rank([1, 2], tol=-1)
+        with pytest.raises(ValueError, match="nan_policy"):
+            rank([1, 2], nan_policy="drop")
+        with pytest.raises(ValueError, match="one entry per task"):
+            rank(np.ones((3, 2)), higher_is_better=[True])
+        with pytest.raises(ValueError, match="non-numeric|numeric"):
+            rank(pd.DataFrame({"t": ["x", "y"]}))
+
+
+class TestKendallTauDistance:
+    @given(score_tables(min_models=2, max_models=9, min_tasks=2, max_tasks=2, ties=False))
+    def test_matches_scipy_without_ties(self, table):
+        a, b = table[:, 0], table[:, 1]
+        tau = stats.kendalltau(a, b).statistic
+        assert kendall_tau_distance(a, b) == pytest.approx((1 - tau) / 2)
+
+    @given(score_tables(min_models=2, max_models=8, min_tasks=2, max_tasks=2), st.sampled_from([0.0, 0.5, 1.0]))
+    def test_matches_brute_force_with_ties(self, table, p):
+        a, b = table[:, 0], table[:, 1]
+        assert kendall_tau_distance(a, b, tie_penalty=p) == pytest.approx(brute_tau(a, b, p))
+
+    @given(score_tables(min_tasks=2, max_tasks=2), st.data())
+    def test_symmetric_and_permutation_invariant(self, table, data):
+        a, b = table[:, 0], table[:, 1]
+        perm = data.draw(permutations_of(len(a)))
+        d = kendall_tau_distance(a, b)
+        assert d == kendall_tau_distance(b, a)
+        assert d == pytest.approx(kendall_tau_distance(a[perm], b[perm]))
+        assert 0.0 <= d <= 1.0
+
+    def test_extremes(self):
+        assert kendall_tau_distance([1, 2, 3], [1, 2, 3]) == 0.0
+        assert kendall_tau_distance([1, 2, 3], [3, 2, 1]) == 1.0
+        # a tie in both rankings never counts
+        assert kendall_tau_distance([1.5, 1.5, 3], [1.5, 1.5, 3], tie_penalty=1.0) == 0.0
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="length"):
+            kendall_tau_distance([1, 2, 3], [1, 2])
+        with pytest.raises(ValueError, match="at least 2"):
+            kendall_tau_distance([1], [1])
+        with pytest.raises(ValueError, match="missing"):
+            kendall_tau_distance([1, np.nan], [1, 2])
+        with pytest.raises(ValueError, match="tie_penalty"):
+            kendall_tau_distance([1, 2], [1, 2], tie_penalty=2)
+
+
+class TestMaxRankChange:
+    @given(score_tables(min_tasks=2, max_tasks=2), st.data())
+    def test_brute_force_and_permutation(self, table, data):
+        a, b = rank(table[:, 0]), rank(table[:, 1])
+        m = len(a)
+        expected = max(abs(a[i] - b[i]) for i in range(m)) / (m - 1)
+        assert max_rank_change(a, b) == pytest.approx(expected)
+        perm = data.draw(permutations_of(m))
+        assert max_rank_change(a[perm], b[perm]) == pytest.approx(expected)
+        assert 0 <= expected <= 1
+
+    def test_reversal_is_one(self):
+        assert max_rank_change([1, 2, 3, 4], [4, 3, 2, 1]) == 1.0
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="length"):
+            max_rank_change([1, 2], [1, 2, 3])

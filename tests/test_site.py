@@ -1,0 +1,153 @@
+"""The built site in a real browser: every page loads offline, renders, and keeps its requests local.
+
+Needs the output of ``make book`` in ``_build/html`` and Debian's Chromium at
+``/usr/bin/chromium``.  Screenshots of every page are kept in
+``_build/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def toc_pages() -> list[str]:
+    """Every page listed in _toc.yml, as a path relative to the site root."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    return [f"{p}.html" for p in pages]
+
+
+PAGES = toc_pages() + ["index.html", "genindex.html", "search.html"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (HTML / "index.html").is_file():
+        pytest.fail("the built site is missing: run `make book` (or `make test`, which builds it) first")
+    handler = functools.partial(_Quiet, directory=str(HTML))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def visit(browser, url: str, shot: Path):
+    """Open one page; return the page object and what went wrong on the way."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    outside: list[str] = []
+    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url} ({req.failure})"))
+
+    def on_request(req):
+        host = urlparse(req.url).hostname
+        if req.url.startswith(("data:", "blob:", "about:")):
+            return
+        if host != "127.0.0.1":
+            outside.append(req.url)
+
+    def on_response(resp):
+        if resp.status >= 400:
+            problems.append(f"HTTP {resp.status}: {resp.url}")
+
+    page.on("request", on_request)
+    page.on("response", on_response)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(800)  # let MathJax and the widget manager finish
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+    return context, page, problems, outside
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_renders_offline(server, browser, path):
+    shot = SHOTS / (path.replace("/", "__").removesuffix(".html") + ".png")
+    context, page, problems, outside = visit(browser, f"{server}/{path}", shot)
+    try:
+        assert "benchvote" in page.title(), f"unexpected title {page.title()!r}"
+        assert not outside, f"requests left 127.0.0.1: {outside[:5]}"
+        assert not problems, "\n".join(problems[:10])
+        broken = page.evaluate(
+            "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+        assert not broken, f"images that did not load: {broken}"
+        html = page.content()
+        if "application/vnd.jupyter.widget-state+json" in html:
+            rendered = page.locator(".jupyter-widgets, .widget-box, .widget-checkbox").count()
+            assert rendered > 0, "the page embeds widget state but no widget was rendered"
+            assert page.locator(".widget-checkbox").count() > 0
+        if 'class="math' in html or "\\(" in html:
+            assert page.locator("mjx-container").count() > 0, "MathJax did not typeset the formulas"
+    finally:
+        context.close()
+
+
+def test_every_chapter_has_a_figure_with_alt_text_and_caption(server, browser):
+    for path in toc_pages():
+        if not path.startswith("notebooks/"):
+            continue
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{server}/{path}", wait_until="load")
+        figures = page.locator("figure")
+        assert figures.count() > 0, f"{path} has no captioned figure"
+        for k in range(figures.count()):
+            fig = figures.nth(k)
+            for img in fig.locator("img").all():
+                assert (img.get_attribute("alt") or "").strip(), f"{path}: figure {k} image without alt text"
+            assert fig.locator("figcaption").count() == 1, f"{path}: figure {k} without caption"
+        context.close()
+
+
+def test_chapters_offer_binder_and_ipynb(server, browser):
+    for path in toc_pages():
+        if not path.startswith("notebooks/"):
+            continue
+        html = (HTML / path).read_text()
+        assert "mybinder.org/v2/gh/benchvote/benchvote/main" in html, f"{path}: no Binder launch link"
+        assert f"{Path(path).stem}.ipynb" in html, f"{path}: the Binder link should open the .ipynb twin"
