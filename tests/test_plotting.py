@@ -54,3 +54,20 @@ def test_bad_input():
         flipped_pairs([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="labels"):
         bump_chart([1, 2], [2, 1], labels=["only one"])
+
+
+def test_majority_graph_draws_one_arrow_per_majority():
+    from benchvote.plotting import majority_graph
+    from benchvote.voting import margin_matrix
+
+    m = margin_matrix([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
+    ax = majority_graph(m, labels=["a", "b", "c"], highlight=[(0, 1)])
+    from matplotlib.text import Annotation
+
+    arrows = [c for c in ax.get_children() if isinstance(c, Annotation) and c.arrow_patch is not None]
+    assert len(arrows) == 3
+    assert sum(a.arrow_patch.get_edgecolor()[:3] == matplotlib.colors.to_rgb("#c0392b") for a in arrows) == 1
+    assert "majority" in ax.get_xlabel() and ax.get_ylabel() == "majority relation"
+    with pytest.raises(ValueError, match="antisymmetric"):
+        majority_graph([[0, 1], [1, 0]])
+    plt.close("all")

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["bump_chart", "flipped_pairs", "changed_pairs"]
+__all__ = ["bump_chart", "flipped_pairs", "changed_pairs", "majority_graph"]
 
 _FLIP = "#c0392b"
 _STAY = "#7f8c8d"
@@ -124,5 +124,58 @@ def bump_chart(
     ax.set_xlabel("red: models in a pair whose order changes")
     ax.set_yticks(range(1, int(np.ceil(top)) + 1) if top <= 30 else np.linspace(1, top, 6).round())
     for side in ("right", "bottom"):
+        ax.spines[side].set_visible(False)
+    return ax
+
+
+def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any = None,
+                   highlight: Sequence[tuple] = ()) -> Any:
+    """Draw the majority relation: an arrow from i to j when the margin of i over j is positive.
+
+    Models sit on a circle; each arrow is labelled with its margin.  Arrows
+    listed in ``highlight`` (pairs of indices) are drawn in red, for example
+    the three defeats of a Condorcet cycle.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    m_arr = np.asarray(margins)
+    if m_arr.ndim != 2 or m_arr.shape[0] != m_arr.shape[1]:
+        raise ValueError("margins must be a square matrix")
+    if not np.array_equal(m_arr, -m_arr.T):
+        raise ValueError("margins must be antisymmetric (margin_matrix output)")
+    k = len(m_arr)
+    names = [str(i) for i in range(k)] if labels is None else [str(x) for x in labels]
+    if len(names) != k:
+        raise ValueError(f"labels has {len(names)} entries for {k} models")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 4.2))
+    angles = np.pi / 2 - 2 * np.pi * np.arange(k) / k
+    xy = np.column_stack([np.cos(angles), np.sin(angles)])
+    red = {tuple(h) for h in highlight}
+    for i in range(k):
+        for j in range(k):
+            if m_arr[i, j] > 0:
+                start, end = xy[i], xy[j]
+                direction = (end - start) / np.linalg.norm(end - start)
+                a, b = start + 0.17 * direction, end - 0.17 * direction
+                colour = _FLIP if (i, j) in red else "#34495e"
+                ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
+                mid = (a + b) / 2 + 0.08 * np.array([-direction[1], direction[0]])
+                ax.text(mid[0], mid[1], f"+{m_arr[i, j]:g}", fontsize=9, ha="center", va="center", color=colour)
+    for (x, y), name in zip(xy, names):
+        ax.text(x, y, name, ha="center", va="center", fontsize=10,
+                bbox=dict(boxstyle="round,pad=0.3", fc="#ecf0f1", ec="#2c3e50"))
+    ax.set_xlim(-1.45, 1.45)
+    ax.set_ylim(-1.35, 1.35)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("arrow i → j: a majority of tasks prefers i to j (label: margin)")
+    ax.set_ylabel("majority relation")
+    for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     return ax

@@ -1,0 +1,175 @@
+"""Tests for benchvote.voting against pref-voting and brute force."""
+
+from __future__ import annotations
+
+from itertools import combinations, permutations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pref_voting.margin_based_methods import ranked_pairs_defeat_tb
+from pref_voting.other_methods import kemeny_young_rankings
+from pref_voting.profiles import Profile
+
+from benchvote.data import load_table
+from benchvote.voting import (KEMENY_MAX_MODELS, condorcet_cycles, condorcet_winner, copeland, is_transitive,
+                              kemeny, majority_counts, majority_relation, margin_matrix, ranked_pairs)
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
+
+
+def profile_of(table):
+    return Profile([list(np.argsort(-table[:, k], kind="stable")) for k in range(table.shape[1])])
+
+
+def brute_counts(s, tol=None):
+    m, n = s.shape
+    out = np.zeros((m, m), int)
+    for i in range(m):
+        for j in range(m):
+            for k in range(n):
+                if np.isnan(s[i, k]) or np.isnan(s[j, k]):
+                    continue
+                d = s[i, k] - s[j, k]
+                out[i, j] += d > (0 if tol is None else tol)
+    return out
+
+
+odd_profiles = score_tables(min_models=3, max_models=6, min_tasks=1, max_tasks=7, ties=False).filter(
+    lambda t: t.shape[1] % 2 == 1)
+
+
+class TestMajority:
+    @given(score_tables(missing=True))
+    def test_counts_brute_force(self, table):
+        assert np.array_equal(majority_counts(table), brute_counts(table))
+
+    @given(score_tables(), st.sampled_from([0.0, 0.5, 1.5]))
+    def test_tolerance_brute_force(self, table, tol):
+        assert np.array_equal(majority_counts(table, tolerance=tol), brute_counts(table, tol))
+
+    @given(score_tables(ties=False))
+    def test_margins_match_pref_voting(self, table):
+        p = profile_of(table)
+        m = np.asarray(margin_matrix(table))
+        for i, j in permutations(range(table.shape[0]), 2):
+            assert m[i, j] == p.margin(i, j)
+
+    @given(score_tables(), st.data())
+    def test_permutation_equivariance(self, table, data):
+        perm = data.draw(permutations_of(table.shape[0]))
+        assert np.array_equal(margin_matrix(table[perm]), margin_matrix(table)[np.ix_(perm, perm)])
+        assert np.array_equal(copeland(table[perm]), copeland(table)[perm])
+
+    @given(score_tables(), strictly_increasing_transforms())
+    def test_ordinal_invariance(self, table, f):
+        assert np.array_equal(margin_matrix(f(table)), margin_matrix(table))
+
+    def test_labels_and_transitivity(self):
+        s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 1.0, 3.0]}, index=list("abc"))
+        rel = majority_relation(s)
+        assert list(rel.index) == list("abc") and not is_transitive(rel)
+        assert is_transitive(majority_relation(s[["t1"]]))
+
+    def test_bad_tolerance(self):
+        with pytest.raises(ValueError, match="tolerance"):
+            majority_counts([[1.0], [2.0]], tolerance=-1)
+        with pytest.raises(ValueError, match="square"):
+            is_transitive([[1, 0, 0]])
+
+
+class TestCondorcet:
+    @given(score_tables(min_tasks=1, max_tasks=7, ties=False))
+    def test_winner_matches_pref_voting(self, table):
+        assert condorcet_winner(table) == profile_of(table).condorcet_winner()
+
+    @given(score_tables(min_models=3, max_models=6, min_tasks=1, max_tasks=6))
+    def test_cycles_brute_force(self, table):
+        m = brute_counts(table)
+        margin = m - m.T
+        expected = set()
+        for a, b, c in permutations(range(table.shape[0]), 3):
+            if margin[a, b] > 0 and margin[b, c] > 0 and margin[c, a] > 0 and a < b and a < c:
+                expected.add((a, b, c))
+        found = condorcet_cycles(table)
+        assert {cyc.models for cyc in found} == expected
+        for cyc in found:
+            a, b, c = cyc.models
+            gaps = []
+            for x, y in ((a, b), (b, c), (c, a)):
+                d = table[x] - table[y]
+                gaps.append(d[d > 0].min())
+            assert cyc.buffer == pytest.approx(min(gaps))
+        assert [cyc.buffer for cyc in found] == sorted((cyc.buffer for cyc in found), reverse=True)
+
+    def test_formal_logic_cycle_of_gordienko_et_al(self):
+        table = load_table("formal_logic")
+        cycles = condorcet_cycles(table, higher_is_better=[True, False, False])
+        assert len(cycles) == 1
+        assert set(cycles[0].models) == {"GPT-4", "Qwen1.5", "GPT-3.5"}
+        # GPT-4 > Qwen1.5 > GPT-3.5 > GPT-4
+        rel = majority_relation(table, higher_is_better=[True, False, False])
+        assert rel.loc["GPT-4", "Qwen1.5"] and rel.loc["Qwen1.5", "GPT-3.5"] and rel.loc["GPT-3.5", "GPT-4"]
+
+    def test_score_voting_misses_the_condorcet_winner(self):
+        table = load_table("score_voting")
+        assert condorcet_winner(table) == "A"
+        assert table.mean(axis=1).idxmax() == "B"
+
+    def test_tolerance_removes_a_fragile_cycle(self):
+        # task 3 prefers c to a by only 0.001
+        s = np.array([[3.0, 1.0, 2.0], [2.0, 3.0, 1.0], [1.0, 2.0, 2.001]])
+        assert condorcet_cycles(s)
+        assert not condorcet_cycles(s, tolerance=0.01)
+
+
+class TestCopeland:
+    @given(score_tables(ties=False))
+    def test_matches_pref_voting(self, table):
+        theirs = profile_of(table).copeland_scores()
+        assert np.allclose(copeland(table), [theirs[i] for i in range(table.shape[0])])
+
+
+class TestRankedPairs:
+    @given(odd_profiles, st.data())
+    def test_locked_defeats_match_pref_voting(self, table, data):
+        m = table.shape[0]
+        tb = list(data.draw(permutations_of(m)))
+        ours = ranked_pairs(table, tie_break=tb)
+        defeats = ranked_pairs_defeat_tb(profile_of(table), tie_breaker=tb).edges()
+        for a, b in defeats:
+            assert ours[a] < ours[b]
+        assert sorted(ours) == list(range(1, m + 1))
+
+    @given(score_tables(min_tasks=1, max_tasks=6))
+    def test_condorcet_winner_first(self, table):
+        w = condorcet_winner(table)
+        if w is not None:
+            assert ranked_pairs(table)[w] == 1
+
+    def test_explicit_tie_break_orders_unrelated_models(self):
+        s = np.array([[1.0, 0.0], [0.0, 1.0]])  # a perfect tie
+        assert ranked_pairs(s).tolist() == [1.0, 2.0]
+        assert ranked_pairs(s, tie_break=[1, 0]).tolist() == [2.0, 1.0]
+        with pytest.raises(ValueError, match="tie_break"):
+            ranked_pairs(s, tie_break=[0])
+
+
+class TestKemeny:
+    @given(score_tables(min_models=2, max_models=5, min_tasks=1, max_tasks=5, ties=False))
+    def test_matches_pref_voting(self, table):
+        orders, dist = kemeny_young_rankings(profile_of(table))
+        result = kemeny(table)
+        assert result.disagreements == dist
+        assert result.n_optimal == len(orders)
+        ours = tuple(np.argsort(result.ranks))
+        assert ours in {tuple(o) for o in orders}
+
+    def test_refuses_large_inputs(self):
+        with pytest.raises(ValueError, match=f"limited to {KEMENY_MAX_MODELS} models"):
+            kemeny(np.random.default_rng(0).random((KEMENY_MAX_MODELS + 1, 3)))
+
+    def test_label_output(self):
+        s = pd.DataFrame({"t": [1.0, 3.0, 2.0]}, index=["x", "y", "z"])
+        assert kemeny(s).ranks.to_dict() == {"x": 3.0, "y": 1.0, "z": 2.0}
