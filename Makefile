@@ -59,7 +59,6 @@ lock:
 	 /tmp/benchvote-lock/bin/pip freeze | sed 's/^torch==\(.*\)+cpu$$/torch==\1/') > requirements.txt
 
 bench: env
-	$(BIN)/pip install --quiet -r bench/requirements.txt
 	$(BIN)/python bench/run_all.py
 
 clean:

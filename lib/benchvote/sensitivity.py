@@ -1,0 +1,972 @@
+r"""Sensitivity of a benchmark's ranking to changes that should not matter (Zhang & Hardt, 2024).
+
+*Cardinal* sensitivity (their eqs. 6-8): reweight each task by
+:math:`\alpha_j \in [\varepsilon, 1]`, the share of its test examples whose
+labels are left intact when the rest are replaced by random labels.  Random
+labels turn a score :math:`s` into :math:`\alpha_j s + (1-\alpha_j) p_j`, a
+strictly increasing map, so no task's ranking changes; the mean score
+becomes :math:`\sum_j \alpha_j s_{ij}` up to a constant.  The sensitivity is
+the largest Kendall tau distance between the original and the reweighted
+mean-score rankings.
+
+*Ordinal* sensitivity (their eqs. 9-11, with the parentheses of eq. 11
+restored): rank a protected set of models by strict mean win rate among
+themselves, then add any subset of the other models to the field; the
+sensitivity is the largest Kendall tau distance between the protected
+models' two rankings.
+
+Both maxima are combinatorial.  This module offers
+
+* the gradient relaxations of the paper (hinge surrogate, eqs. 12-13;
+  Algorithms 1-2), vectorised over all pairs of models and batched over many
+  seeded random restarts (lower bounds);
+* exact solvers: a mixed-integer program (``scipy.optimize.milp``) for both,
+  and exhaustive enumeration of the added subsets for small ordinal pools.
+  The MILP reports a certified upper bound when it stops at its time limit.
+
+Reported values are always recomputed from the returned weights or subset
+with :func:`benchvote.rank` and :func:`benchvote.kendall_tau_distance`, so
+they never rest on the relaxation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_direction, as_score_matrix
+from .aggregation import mean_win_rate
+from .axioms import field_margins
+from .ranking import kendall_tau_distance, max_rank_change, rank
+
+__all__ = [
+    "default_eps",
+    "CardinalSensitivity",
+    "cardinal_sensitivity",
+    "cardinal_sensitivity_exact",
+    "OrdinalSensitivity",
+    "ordinal_sensitivity",
+    "ordinal_sensitivity_exact",
+    "default_protected",
+    "subset_agreement",
+    "no_intercept_fit",
+]
+
+
+# --------------------------------------------------------------------------- cardinal
+
+
+def _task_std(values: np.ndarray) -> np.ndarray:
+    return values.std(axis=0, ddof=0)
+
+
+def default_eps(scores: Any) -> float:
+    r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})` over the task standard deviations.
+
+    Examples
+    --------
+    >>> default_eps([[0.0, 0.0], [1.0, 100.0]])
+    0.01
+    >>> default_eps([[0.0, 0.0], [1.0, 1000.0]])
+    0.001
+    """
+    mat = as_score_matrix(scores)
+    std = _task_std(mat.values)
+    if (std == 0).any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
+        raise ValueError(f"constant task(s) {bad[:5]}: label noise cannot change them and the default eps is undefined")
+    return float(min(0.01, std.min() / std.max()))
+
+
+@dataclass(frozen=True)
+class CardinalSensitivity:
+    """Result of :func:`cardinal_sensitivity` or :func:`cardinal_sensitivity_exact`.
+
+    Attributes
+    ----------
+    tau : float
+        Kendall tau distance between the original and reweighted mean-score rankings.
+    mrc : float
+        Their maximum rank change.
+    n_flipped : int
+        Number of model pairs reversed (``tau`` times the number of pairs).
+    weights : ndarray or Series
+        The task weights :math:`\\alpha` on the published scores, scaled so that the largest is 1.
+    ranking_before, ranking_after : ndarray or Series
+        Mean-score ranks before and after reweighting (1 = best).
+    eps : float
+        Lower end of the weight box.
+    normalize : str
+        ``"none"``: the box applies to the published scores (the paper's eq. 6-8);
+        ``"zscore"``: it applies to standardised tasks (benchbench's default).
+    method : str
+        ``"relaxation"``, ``"milp"`` or ``"enumeration"``.
+    restarts : int
+        Random restarts used by the relaxation (0 for exact methods).
+    upper_bound : float or None
+        A certified upper bound on tau (exact methods), equal to ``tau`` when optimal.
+    optimal : bool
+        Whether ``tau`` is proven to be the maximum.
+    seconds : float
+        Wall-clock time of the computation.
+    """
+
+    tau: float
+    mrc: float
+    n_flipped: int
+    weights: Any
+    ranking_before: Any
+    ranking_after: Any
+    eps: float
+    normalize: str
+    method: str
+    restarts: int = 0
+    upper_bound: float | None = None
+    optimal: bool = False
+    seconds: float = 0.0
+
+
+@dataclass
+class _CardinalProblem:
+    """A cardinal sensitivity instance with identical task columns merged.
+
+    k identical columns with weights in [eps, 1] act exactly like one column
+    whose weight ranges over [k eps, k] (give every copy the same share), so
+    the search runs over one weight per distinct column, with its own bounds.
+    """
+
+    mat: Any
+    std: np.ndarray
+    eps: float
+    normalize: str
+    before: np.ndarray
+    x: np.ndarray  # models x distinct columns (standardised for "zscore")
+    lo: np.ndarray
+    hi: np.ndarray
+    groups: list  # original column indices of each distinct column
+
+
+def _cardinal_setup(scores: Any, eps: float | None, normalize: str) -> _CardinalProblem:
+    if normalize not in ("none", "zscore"):
+        raise ValueError(f"normalize must be 'none' or 'zscore', got {normalize!r}")
+    mat = as_score_matrix(scores)
+    std = _task_std(mat.values)
+    if (std == 0).any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
+        raise ValueError(f"constant task(s) {bad[:5]}: remove them first (label noise cannot change a constant task)")
+    if eps is None:
+        eps = default_eps(mat.values)
+    if not (0 < eps < 1):
+        raise ValueError(f"eps must lie in (0, 1), got {eps}")
+    x = mat.values / std if normalize == "zscore" else mat.values
+    _, first, inverse = np.unique(x.T, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # keep the distinct columns in their original order
+    groups = [np.flatnonzero(inverse.ravel() == g) for g in order]
+    counts = np.array([len(g) for g in groups], dtype=float)
+    before = rank(mat.values.mean(axis=1))
+    return _CardinalProblem(mat=mat, std=std, eps=float(eps), normalize=normalize, before=before,
+                            x=x[:, [g[0] for g in groups]], lo=eps * counts, hi=counts, groups=groups)
+
+
+def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, restarts: int = 0,
+                     upper: float | None = None, optimal: bool = False, seconds: float = 0.0) -> CardinalSensitivity:
+    mat = prob.mat
+    a = np.empty(mat.shape[1])
+    for g, cols in enumerate(prob.groups):
+        a[cols] = merged[g] / len(cols)
+    a = np.clip(a, prob.eps, 1.0)
+    alpha = a / prob.std if prob.normalize == "zscore" else a
+    alpha = alpha / alpha.max()
+    after = rank(mat.values @ alpha)
+    before = prob.before
+    tau = kendall_tau_distance(before, after)
+    n_pairs = comb(len(before), 2)
+    wrap = (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name)) \
+        if mat.labelled else (lambda v, name: v)
+    return CardinalSensitivity(tau=tau, mrc=max_rank_change(before, after), n_flipped=int(round(tau * n_pairs)),
+                               weights=wrap(alpha, "weights"), ranking_before=wrap(before, "before"),
+                               ranking_after=wrap(after, "after"), eps=prob.eps, normalize=prob.normalize,
+                               method=method, restarts=restarts, upper_bound=upper, optimal=optimal,
+                               seconds=seconds)
+
+
+def _coordinate_polish(d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator,
+                       max_sweeps: int = 30) -> tuple[np.ndarray, int]:
+    """Coordinate ascent with exact line search on the number of reversed pairs.
+
+    Along one coordinate t, with the other weights fixed, pair k is reversed
+    when ``c_k + d_kt a_t < 0``: a threshold on ``a_t``.  The count is
+    piecewise constant between the thresholds, so sorting them gives the best
+    value of ``a_t`` in ``[lo_t, hi_t]`` exactly (the middle of the best
+    interval, away from the thresholds).  Sweeps stop when no coordinate improves.
+    """
+    a = a0.copy()
+    g = d @ a
+    best = int((g < 0).sum())
+    n = d.shape[1]
+    columns = [d[:, t] for t in range(n)]
+    signs = [(col > 0, col < 0) for col in columns]
+    for _ in range(max_sweeps):
+        improved = False
+        for t in rng.permutation(n):
+            dt = columns[t]
+            pos, neg = signs[t]
+            c = g - dt * a[t]
+            low, high = lo[t], hi[t]
+            fixed = int((c[~pos & ~neg] < 0).sum())
+            bpos = -c[pos] / dt[pos]  # reversed for a_t below the threshold
+            bneg = -c[neg] / dt[neg]  # reversed for a_t above the threshold
+            # thresholds outside [low, high] contribute a constant; only the inner ones need sorting
+            fixed += int((bpos >= high).sum()) + int((bneg <= low).sum())
+            bpos = np.sort(bpos[(bpos > low) & (bpos < high)])
+            bneg = np.sort(bneg[(bneg > low) & (bneg < high)])
+            cuts = np.unique(np.concatenate([[low, high], bpos, bneg]))
+            cand = np.concatenate([[low, high], (cuts[:-1] + cuts[1:]) / 2])
+            counts = fixed + (len(bpos) - np.searchsorted(bpos, cand, side="right")) \
+                + np.searchsorted(bneg, cand, side="left")
+            k = int(np.argmax(counts))
+            if counts[k] > best:
+                g = c + dt * cand[k]
+                a[t] = cand[k]
+                best = int(counts[k])
+                improved = True
+        if not improved:
+            break
+    return a, best
+
+
+def cardinal_sensitivity(
+    scores: Any,
+    eps: float | None = None,
+    *,
+    normalize: str = "none",
+    restarts: int = 32,
+    steps: int = 150,
+    lr: float = 0.05,
+    lam: float = 0.0,
+    polish: bool = True,
+    polish_top: int = 8,
+    polish_starts: int | None = None,
+    seed: int = 0,
+) -> CardinalSensitivity:
+    r"""Cardinal sensitivity: the paper's hinge relaxation (Algorithm 1), batched, then an exact coordinate search.
+
+    **Relaxation.**  For restart :math:`b`, weights
+    :math:`a = \varepsilon + (1-\varepsilon)\,\sigma(\theta_b)` (inside the box for every
+    :math:`\theta`; the paper's :math:`\sigma(\theta) + \varepsilon/(1-\varepsilon)` spans the same
+    directions) give new scores
+    :math:`s'_i = \sum_j a_j x_{ij} / \lVert a \rVert_1` and the loss (eq. 12)
+
+    .. math::
+
+        \ell = \sum_{i, j:\ r_i < r_j} c_{ij} \max(s'_i - s'_j, -\lambda),
+
+    which pushes every originally better model :math:`i` below every worse
+    model :math:`j`.  Half of the restarts use :math:`c_{ij} = 1`, half weight
+    each pair by its rank distance :math:`r_j - r_i` (benchbench's two
+    variants).  All restarts run together with Adam; at every step the exact
+    number of reversed pairs of every restart is counted and the best weights
+    of each restart are kept.
+
+    Identical task columns (MTEB repeats each task type once per dataset) are
+    merged first: k copies act as one weight ranging over :math:`[k\varepsilon, k]`.
+
+    **Polish** (``polish=True``).  The count of reversed pairs is piecewise
+    constant along each coordinate, so the best value of one weight with the
+    others fixed can be found exactly by sorting the thresholds where a pair
+    reverses.  Coordinate ascent with this exact line search starts from the
+    best weights of the ``polish_top`` most successful restarts and from
+    ``polish_starts`` random weights (log-uniform in the box), and typically
+    lifts the relaxation's value substantially.
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+        Models x tasks, higher is better, no missing values, no constant task.
+    eps : float in (0, 1), optional
+        Smallest weight relative to the largest; default :func:`default_eps`.
+    normalize : {"none", "zscore"}
+        Where the weight box applies (see :class:`CardinalSensitivity`).
+    restarts, steps, lr, lam
+        Relaxation settings (``lam`` is the paper's :math:`\lambda`, 0 for cardinal benchmarks).
+    polish, polish_top, polish_starts
+        Coordinate search after the relaxation; by default the number of
+        random starts shrinks with the size of the problem (pairs x distinct
+        tasks), from 128 on small leaderboards to 16 on the largest.
+    seed : int
+        Seeds every random choice; equal seeds give equal results.
+
+    Returns
+    -------
+    CardinalSensitivity
+        A lower bound on the true maximum (``optimal`` is False); the value is
+        recomputed from the returned weights with :func:`benchvote.rank`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.array([[4.0, 0.0], [1.0, 2.0], [0.0, 2.5]])  # mean order A > B > C
+    >>> r = cardinal_sensitivity(s, eps=0.1, restarts=4, steps=100)
+    >>> r.n_flipped, r.tau, bool(r.weights[0] < 0.5 * r.weights[1])
+    (3, 1.0, True)
+    """
+    import time
+
+    import torch
+
+    t0 = time.perf_counter()
+    prob = _cardinal_setup(scores, eps, normalize)
+    x, before, lo_np, hi_np = prob.x, prob.before, prob.lo, prob.hi
+    m, n = x.shape
+    n_ordered = int((before[:, None] < before[None, :]).sum())
+    if polish_starts is None:
+        polish_starts = int(np.clip(2e6 / max(1, n_ordered * n), 16, 128))
+    if restarts < 1 or steps < 0 or polish_starts < 0 or polish_top < 0:
+        raise ValueError("restarts must be >= 1, steps, polish_top and polish_starts >= 0")
+    xs = torch.tensor(x, dtype=torch.float64)
+    lo, span = torch.tensor(lo_np), torch.tensor(hi_np - lo_np)
+    i_np, j_np = np.nonzero(before[:, None] < before[None, :])  # strictly ordered pairs: i above j
+    i_idx, j_idx = torch.tensor(i_np), torch.tensor(j_np)
+    gen = torch.Generator().manual_seed(int(seed))
+    theta = torch.randn(restarts, n, generator=gen, dtype=torch.float64) * 2.0
+    theta[0] = 0.0  # one restart starts from the middle of the box
+    weighted = torch.zeros(restarts, dtype=torch.bool)
+    weighted[restarts // 2:] = True
+    rank_gap = torch.tensor(before[j_np] - before[i_np], dtype=torch.float64)
+    pair_weight = torch.where(weighted[:, None], rank_gap[None, :], torch.ones_like(rank_gap)[None, :])
+    opt = torch.optim.Adam([theta], lr=lr)
+    tiny = float(np.abs(x).max()) * 1e-9
+    best_counts = torch.full((restarts,), -1, dtype=torch.long)
+    best_a = torch.ones(restarts, n, dtype=torch.float64)
+    with torch.no_grad():
+        for step in range(steps + 1):
+            sig = torch.sigmoid(theta)
+            a = lo + span * sig  # every theta gives weights inside the box
+            total = a.sum(dim=1, keepdim=True)
+            s = (a @ xs.T) / total  # (R, m)
+            diff = s[:, i_idx] - s[:, j_idx]  # (R, pairs): s_i - s_j, i originally above j
+            counts = (diff < -tiny).sum(dim=1)  # j now strictly above i
+            better = counts > best_counts
+            best_counts[better] = counts[better]
+            best_a[better] = a[better]
+            if step == steps:
+                break
+            # analytic gradient of the hinge loss: d loss / d s_k, then the chain rule to theta
+            w = pair_weight * (diff > -lam)
+            g = torch.zeros(restarts, m, dtype=torch.float64)
+            g.index_add_(1, i_idx, w)
+            g.index_add_(1, j_idx, -w)
+            grad_a = (g @ xs - (g * s).sum(dim=1, keepdim=True)) / total
+            theta.grad = grad_a * span * sig * (1.0 - sig)
+            opt.step()
+    ranked = torch.argsort(best_counts, descending=True, stable=True).numpy()
+    starts = [best_a.numpy()[k] for k in ranked[:polish_top]]
+    method = "relaxation"
+    total_restarts = restarts
+    if polish:
+        rng = np.random.default_rng(seed)
+        starts += [np.exp(rng.uniform(np.log(lo_np), np.log(hi_np))) for _ in range(polish_starts)]
+        d = x[i_np] - x[j_np]
+        results = [_coordinate_polish(d, np.clip(a0, lo_np, hi_np), lo_np, hi_np, rng) for a0 in starts]
+        best = max(results, key=lambda r: r[1])[0]
+        method = "relaxation+polish"
+        total_restarts = restarts + polish_starts
+    else:
+        best = best_a.numpy()[int(torch.argmax(best_counts))]
+    return _finish_cardinal(prob, best, method, restarts=total_restarts, seconds=time.perf_counter() - t0)
+
+
+def cardinal_sensitivity_exact(
+    scores: Any,
+    eps: float | None = None,
+    *,
+    normalize: str = "none",
+    time_limit: float = 60.0,
+    triangle_cuts: bool | None = None,
+) -> CardinalSensitivity:
+    r"""Cardinal sensitivity as a mixed-integer program: the true maximum, or certified bounds.
+
+    Pair :math:`k = (i, j)` with :math:`i` originally above :math:`j` and
+    :math:`d_k = x_i - x_j` is reversed exactly when :math:`d_k \cdot a < 0`.
+    With one binary :math:`y_k` per pair and the weights :math:`a \in [\varepsilon, 1]^n`,
+
+    .. math::
+
+        \max \sum_k y_k \quad\text{s.t.}\quad d_k \cdot a \le -\delta_k + M_k (1 - y_k),
+
+    where :math:`M_k = \sum_t \max(d_{kt}, \varepsilon d_{kt}) + \delta_k` is
+    the tightest big-M over the box and :math:`\delta_k` a small strictness
+    margin.  Pairs that cannot be reversed even alone
+    (:math:`\sum_t \min(d_{kt}, \varepsilon d_{kt}) \ge 0`) are left out, and
+    for up to 40 models the transitivity of the new order adds triangle cuts
+    :math:`y_{ij} + y_{jk} - y_{ik} \le 1` and :math:`y_{ik} \le y_{ij} + y_{jk}`.
+    After solving, a linear program maximises the smallest margin of the
+    chosen reversals to certify that all of them are strict.
+
+    Returns
+    -------
+    CardinalSensitivity
+        ``optimal`` tells whether HiGHS proved optimality within ``time_limit``;
+        ``upper_bound`` is its dual bound (as a tau) in any case.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.array([[3.0, 0.0], [2.0, 2.0], [0.0, 3.0]])  # B first, A and C tie
+    >>> r = cardinal_sensitivity_exact(s, eps=0.1)  # B can fall below A or below C, not both
+    >>> r.n_flipped, r.optimal
+    (1, True)
+    """
+    import time
+
+    from scipy import sparse
+    from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+    t0 = time.perf_counter()
+    prob = _cardinal_setup(scores, eps, normalize)
+    x, before, lo, hi = prob.x, prob.before, prob.lo, prob.hi
+    m, n = x.shape
+    pairs = [(i, j) for i in range(m) for j in range(m) if before[i] < before[j]]
+    d_all = np.array([x[i] - x[j] for i, j in pairs]).reshape(len(pairs), n)
+    lowest = np.minimum(d_all * lo, d_all * hi).sum(axis=1)  # most negative d . a over the box
+    can = lowest < 0 if len(pairs) else np.zeros(0, dtype=bool)
+    cand = [p for p, ok in zip(pairs, can) if ok]
+    d = d_all[can]
+    n_pairs_total = comb(m, 2)
+    if not cand:
+        return _finish_cardinal(prob, hi.copy(), "milp", upper=0.0, optimal=True, seconds=time.perf_counter() - t0)
+    k_count = len(cand)
+    delta = 1e-6 * np.abs(d).sum(axis=1) + 1e-12
+    big_m = np.maximum(d * lo, d * hi).sum(axis=1) + delta
+    # variables: a (n), y (k)
+    rows = [sparse.hstack([sparse.csr_matrix(d), sparse.diags(big_m)]).tocsr()]
+    lb = [np.full(k_count, -np.inf)]
+    ub = [big_m - delta]
+    if triangle_cuts is None:
+        triangle_cuts = m <= 40
+    if triangle_cuts:
+        tri_rows, tri_cols, tri_vals, tri_ub = _triangle_cuts(before, cand, n)
+        if tri_ub:
+            rows.append(sparse.csr_matrix((tri_vals, (tri_rows, tri_cols)), shape=(len(tri_ub), n + k_count)))
+            lb.append(np.full(len(tri_ub), -np.inf))
+            ub.append(np.array(tri_ub))
+    a_matrix = sparse.vstack([sparse.csr_matrix(r) for r in rows]).tocsr()
+    constraint = LinearConstraint(a_matrix, np.concatenate(lb), np.concatenate(ub))
+    cost = np.concatenate([np.zeros(n), -np.ones(k_count)])
+    integrality = np.concatenate([np.zeros(n), np.ones(k_count)])
+    bounds = Bounds(np.concatenate([lo, np.zeros(k_count)]), np.concatenate([hi, np.ones(k_count)]))
+    res = milp(cost, constraints=constraint, integrality=integrality, bounds=bounds,
+               options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False})
+    if res.x is None:
+        raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
+    chosen = np.flatnonzero(res.x[n:] > 0.5)
+    a = res.x[:n]
+    if len(chosen):
+        # certify strictness: maximise t subject to d_k . a + t <= 0 for the chosen pairs
+        c_lp = np.concatenate([np.zeros(n), [-1.0]])
+        a_ub = np.hstack([d[chosen], np.ones((len(chosen), 1))])
+        lp = linprog(c_lp, A_ub=a_ub, b_ub=np.zeros(len(chosen)),
+                     bounds=list(zip(lo, hi)) + [(None, 1e6)], method="highs")
+        if lp.status == 0 and -lp.fun > 0:
+            a = lp.x[:n]
+    dual = getattr(res, "mip_dual_bound", None)
+    upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    optimal = res.status == 0
+    out = _finish_cardinal(prob, np.clip(a, lo, hi), "milp", upper=min(upper_pairs, k_count) / n_pairs_total,
+                           optimal=False, seconds=time.perf_counter() - t0)
+    if optimal and out.n_flipped == int(round(-res.fun)):
+        out = _replace(out, optimal=True, upper_bound=out.tau)
+    return out
+
+
+def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
+    """Transitivity cuts among reversal binaries (sparse triplets).
+
+    For models i above j above k originally, a new order that puts j over i
+    and k over j also puts k over i (y_ij + y_jk - y_ik <= 1), and one that
+    keeps i over j and j over k keeps i over k (y_ik <= y_ij + y_jk).  Pairs
+    that cannot be reversed are fixed at 0 and simply left out.
+    """
+    index = {p: t for t, p in enumerate(cand)}
+    order = [int(i) for i in np.argsort(before, kind="stable")]
+    rows, cols, vals, ub = [], [], [], []
+    r = 0
+    m = len(order)
+    for a_i in range(m):
+        i = order[a_i]
+        for b_i in range(a_i + 1, m):
+            j = order[b_i]
+            if not before[i] < before[j]:
+                continue
+            ij = index.get((i, j))
+            for c_i in range(b_i + 1, m):
+                k = order[c_i]
+                if not before[j] < before[k]:
+                    continue
+                jk, ik = index.get((j, k)), index.get((i, k))
+                if ij is not None and jk is not None:
+                    entries = [(ij, 1.0), (jk, 1.0)] + ([(ik, -1.0)] if ik is not None else [])
+                    for col, v in entries:
+                        rows.append(r), cols.append(offset + col), vals.append(v)
+                    ub.append(1.0)
+                    r += 1
+                if ik is not None:
+                    entries = [(ik, 1.0)] + ([(ij, -1.0)] if ij is not None else []) + \
+                              ([(jk, -1.0)] if jk is not None else [])
+                    for col, v in entries:
+                        rows.append(r), cols.append(offset + col), vals.append(v)
+                    ub.append(0.0)
+                    r += 1
+    return rows, cols, vals, ub
+
+
+def _replace(obj, **changes):
+    from dataclasses import replace
+
+    return replace(obj, **changes)
+
+
+# --------------------------------------------------------------------------- ordinal
+
+
+def default_protected(scores: Any, higher_is_better: Any = True, share: float = 0.2) -> list:
+    """The top ``share`` of the models by strict mean win rate (at least 2): Zhang & Hardt's protected set.
+
+    Examples
+    --------
+    >>> default_protected([[5.0], [4.0], [3.0], [2.0], [1.0]], share=0.4)
+    [0, 1]
+    """
+    if not 0 < share < 1:
+        raise ValueError(f"share must lie in (0, 1), got {share}")
+    mat = as_score_matrix(scores, allow_nan=True)
+    rates = np.asarray(mean_win_rate(mat.values, as_direction(higher_is_better, mat.shape[1],
+                       mat.tasks if isinstance(higher_is_better, pd.Series) else None)))
+    order = np.argsort(-rates, kind="stable")
+    p = max(2, int(mat.shape[0] * share))
+    return [mat.models[i] for i in order[:p]]
+
+
+@dataclass(frozen=True)
+class OrdinalSensitivity:
+    """Result of :func:`ordinal_sensitivity` or :func:`ordinal_sensitivity_exact`.
+
+    Attributes
+    ----------
+    tau, mrc : float
+        Kendall tau distance and maximum rank change between the protected
+        models' ranking among themselves and after ``added`` join the field.
+    n_flipped : int
+        Number of protected pairs reversed.
+    added : tuple
+        The models added to the field.
+    protected : list
+    ranking_before, ranking_after : Series
+        Ranks of the protected models (1 = best).
+    method : str
+        ``"relaxation"``, ``"milp"`` or ``"enumeration"``.
+    restarts : int
+    upper_bound : float or None
+        Certified upper bound on tau (exact methods).
+    optimal : bool
+    seconds : float
+    """
+
+    tau: float
+    mrc: float
+    n_flipped: int
+    added: tuple
+    protected: list
+    ranking_before: Any
+    ranking_after: Any
+    method: str
+    restarts: int = 0
+    upper_bound: float | None = None
+    optimal: bool = False
+    seconds: float = 0.0
+    pool: list = field(default_factory=list, repr=False)
+
+
+def _ordinal_setup(scores, protected, higher_is_better):
+    if not isinstance(scores, pd.DataFrame):
+        scores = pd.DataFrame(np.asarray(scores, dtype=float))
+    if protected is None:
+        protected = default_protected(scores, higher_is_better)
+    protected = list(protected)
+    if len(protected) < 2:
+        raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
+    pool = [x for x in scores.index if x not in set(protected)]
+    if not pool:
+        raise ValueError("every model is protected: there is nothing to add")
+    fm = field_margins(scores, protected, pool, higher_is_better)
+    return scores, protected, pool, fm
+
+
+def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None,
+                    optimal=False, seconds=0.0):
+    from .aggregation import protected_ranking
+
+    added = tuple(pool[k] for k in sorted(chosen))
+    before = protected_ranking(scores, protected, higher_is_better=higher_is_better)
+    after = protected_ranking(scores, protected, list(added), higher_is_better=higher_is_better)
+    tau = kendall_tau_distance(before.to_numpy(), after.to_numpy())
+    n_pairs = comb(len(protected), 2)
+    return OrdinalSensitivity(tau=tau, mrc=max_rank_change(before.to_numpy(), after.to_numpy()),
+                              n_flipped=int(round(tau * n_pairs)), added=added, protected=protected,
+                              ranking_before=before, ranking_after=after, method=method, restarts=restarts,
+                              upper_bound=upper, optimal=optimal, seconds=seconds, pool=pool)
+
+
+def _ordered_pairs(fm):
+    base = np.asarray(fm.base, dtype=float)
+    a_idx, b_idx = np.nonzero(base > 0)  # a strictly above b among the protected models
+    return a_idx, b_idx
+
+
+def _toggle_search(base: np.ndarray, inc: np.ndarray, beta: np.ndarray, max_moves: int = 10_000) -> tuple[np.ndarray, int]:
+    """Steepest-ascent local search over added sets: toggle the model that reverses most extra pairs.
+
+    ``base + inc @ beta`` are the exact integer margins of the ordered protected
+    pairs (negative = reversed); adding model x adds column x of ``inc``,
+    removing it subtracts it, so every toggle is scored at once.
+    """
+    beta = beta.astype(bool).copy()
+    margins = base + inc @ beta.astype(np.float64)
+    best = int((margins < 0).sum())
+    for _ in range(max_moves):
+        step = np.where(beta, -1.0, 1.0)[None, :] * inc  # (pairs, q)
+        counts = ((margins[:, None] + step) < 0).sum(axis=0)
+        k = int(np.argmax(counts))
+        if counts[k] <= best:
+            break
+        margins = margins + step[:, k]
+        beta[k] = ~beta[k]
+        best = int(counts[k])
+    return beta, best
+
+
+def ordinal_sensitivity(
+    scores: Any,
+    protected: Sequence | None = None,
+    higher_is_better: Any = True,
+    *,
+    restarts: int = 32,
+    steps: int = 100,
+    lr: float = 0.1,
+    lam: float = 0.01,
+    polish: bool = True,
+    kicks: int = 10,
+    seed: int = 0,
+) -> OrdinalSensitivity:
+    r"""Ordinal sensitivity by the straight-through relaxation of Zhang & Hardt (Algorithm 2), batched.
+
+    Each restart keeps logits :math:`\theta` over the pool; at every step it
+    samples :math:`\beta \sim \mathrm{Bernoulli}(\sigma(\theta))`, passes
+    gradients straight through the sample (:math:`\beta + q - \mathrm{sg}(q)`),
+    computes the protected models' win rates in the field
+
+    .. math::
+
+        \bar w'_i = \frac{\sum_{j \in P} w_{ij} + \sum_{x} \beta_x w_{ix}}{|P| + \sum_x \beta_x}
+
+    (eq. 11 with its parentheses restored) and the hinge loss of eq. 13.
+    Every sampled subset is scored exactly (integer arithmetic, see
+    :func:`benchvote.axioms.field_margins`) and the best one of each restart
+    is kept.  With ``polish=True`` a local search then toggles one model at a
+    time, always the one that reverses the most additional pairs, from each
+    restart's best subset, and retries from ``kicks`` random perturbations.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Models x tasks (missing cells allowed: pairs are compared on shared tasks).
+    protected : sequence, optional
+        Default :func:`default_protected` (top 20 percent).
+    higher_is_better : bool or sequence of bool
+    restarts, steps, lr, lam, seed
+        Optimiser settings (``lam`` = the paper's :math:`\lambda = 0.01`).
+    polish : bool
+        Local search after the relaxation.
+    kicks : int
+        Random perturbations (one to three models toggled) tried after each
+        local search; a perturbation is kept when the search from it is no worse.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> r = ordinal_sensitivity(s, ["A", "B"], restarts=4, steps=20)
+    >>> r.added, r.tau
+    (('C',), 1.0)
+    """
+    import time
+
+    import torch
+
+    t0 = time.perf_counter()
+    if restarts < 1 or steps < 0:
+        raise ValueError("restarts must be >= 1 and steps >= 0")
+    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    p, q = len(protected), len(pool)
+    if not (np.asarray(fm.base, dtype=float) > 0).any():  # every protected pair ties: nothing can be reversed
+        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, "relaxation", restarts=0,
+                               seconds=time.perf_counter() - t0)
+    own = torch.tensor(np.array([float(v) for v in np.ravel(fm.own)]), dtype=torch.float64) / fm.scale
+    contrib = torch.tensor(np.array(fm.contrib, dtype=float), dtype=torch.float64) / fm.scale  # (p, q)
+    a_idx, b_idx = _ordered_pairs(fm)
+    base_i = torch.tensor(np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=np.float64))
+    inc_i = torch.tensor(np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)],
+                                  dtype=np.float64).reshape(len(a_idx), q))
+    gen = torch.Generator().manual_seed(int(seed))
+    theta = torch.randn(restarts, q, generator=gen, dtype=torch.float64)
+    theta[0] = 0.0
+    theta.requires_grad_(True)
+    opt = torch.optim.Adam([theta], lr=lr)
+    best_counts = torch.full((restarts,), -1, dtype=torch.long)
+    best_betas = torch.zeros(restarts, q, dtype=torch.float64)
+    a_t, b_t = torch.tensor(a_idx), torch.tensor(b_idx)
+
+    def score(beta: torch.Tensor) -> None:
+        with torch.no_grad():
+            margins = base_i[None, :] + beta @ inc_i.T  # (R, pairs), exact integers in float64
+            counts = (margins < 0).sum(dim=1)
+            better = counts > best_counts
+            best_counts[better] = counts[better]
+            best_betas[better] = beta[better]
+
+    for _ in range(steps):
+        probs = torch.sigmoid(theta)
+        sample = torch.bernoulli(probs.detach(), generator=gen)
+        beta = sample + probs - probs.detach()
+        rates = (own[None, :] + beta @ contrib.T) / (p + beta.sum(dim=1, keepdim=True))  # (R, p)
+        hinge = torch.clamp(rates[:, a_t] - rates[:, b_t], min=-lam)
+        opt.zero_grad()
+        hinge.sum().backward()
+        opt.step()
+        score(sample)
+    score((torch.sigmoid(theta) > 0.5).to(torch.float64).detach())
+    candidates = [b.astype(bool) for b in best_betas.numpy()]
+    method = "relaxation"
+    if polish:
+        base_np, inc_np = base_i.numpy(), inc_i.numpy()
+        rng = np.random.default_rng(seed)
+        polished = []
+        for b in candidates:
+            b, count = _toggle_search(base_np, inc_np, b)
+            for _ in range(kicks):  # iterated local search: perturb a few models, search again, keep if better
+                trial = b.copy()
+                flip = rng.choice(q, size=min(q, int(rng.integers(1, 4))), replace=False)
+                trial[flip] = ~trial[flip]
+                trial, trial_count = _toggle_search(base_np, inc_np, trial)
+                if trial_count >= count:
+                    b, count = trial, trial_count
+            polished.append(b)
+        candidates = polished
+        method = "relaxation+polish"
+    base_np, inc_np = base_i.numpy(), inc_i.numpy()
+    flips = [int(((base_np + inc_np @ b.astype(np.float64)) < 0).sum()) for b in candidates]
+    best_beta = candidates[int(np.argmax(flips))]
+    return _finish_ordinal(scores, protected, pool, fm, np.flatnonzero(best_beta), higher_is_better,
+                           method, restarts=restarts, seconds=time.perf_counter() - t0)
+
+
+def ordinal_sensitivity_exact(
+    scores: Any,
+    protected: Sequence | None = None,
+    higher_is_better: Any = True,
+    *,
+    method: str = "auto",
+    time_limit: float = 60.0,
+    max_enumeration: int = 20,
+) -> OrdinalSensitivity:
+    r"""The true ordinal sensitivity, by enumerating every subset or by a mixed-integer program.
+
+    Protected pair :math:`(a, b)`, :math:`a` above :math:`b`, is reversed by
+    the added set :math:`\beta` exactly when
+    :math:`D_{ab} + \sum_x \beta_x \delta_{ab}(x) < 0` in the exact integer
+    units of :func:`benchvote.axioms.field_margins`.  ``method="enumerate"``
+    checks all :math:`2^q` subsets of a pool of :math:`q \le` ``max_enumeration``
+    models (vectorised); ``method="milp"`` maximises the number of reversed
+    pairs with binaries for the added models and the reversals, and
+    ``"auto"`` picks enumeration for small pools.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> r = ordinal_sensitivity_exact(s, ["A", "B"])
+    >>> r.added, r.tau, r.optimal
+    (('C',), 1.0, True)
+    """
+    import time
+
+    t0 = time.perf_counter()
+    if method not in ("auto", "enumerate", "milp"):
+        raise ValueError(f"method must be 'auto', 'enumerate' or 'milp', got {method!r}")
+    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    q = len(pool)
+    a_idx, b_idx = _ordered_pairs(fm)
+    n_pairs = comb(len(protected), 2)
+    if method == "auto":
+        method = "enumerate" if q <= max_enumeration else "milp"
+    if len(a_idx) == 0:
+        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, method, upper=0.0, optimal=True,
+                               seconds=time.perf_counter() - t0)
+    base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
+    inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
+    if method == "enumerate":
+        if q > 26:
+            raise ValueError(f"enumeration over 2^{q} subsets is too large; use method='milp'")
+        best_count, best_mask = -1, 0
+        chunk = 1 << 16
+        inc_f = inc.astype(np.float64)
+        base_f = base.astype(np.float64)
+        if np.abs(inc_f).sum(axis=1).max() + np.abs(base_f).max() >= 2**52:
+            raise ValueError("win counts too large for exact enumeration in floating point; use method='milp'")
+        bits = (1 << np.arange(q, dtype=np.int64))
+        for start in range(0, 1 << q, chunk):
+            masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
+            beta = ((masks[:, None] & bits[None, :]) > 0).astype(np.float64)
+            counts = ((base_f[None, :] + beta @ inc_f.T) < 0).sum(axis=1)
+            k = int(np.argmax(counts))
+            if counts[k] > best_count:
+                best_count, best_mask = int(counts[k]), int(masks[k])
+        chosen = [k for k in range(q) if best_mask >> k & 1]
+        return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "enumeration",
+                               upper=best_count / n_pairs, optimal=True, seconds=time.perf_counter() - t0)
+
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    k_count = len(a_idx)
+    unit = float(max(1, max(abs(int(v)) for v in np.ravel(inc).tolist() + list(base))))
+    inc_f = inc.astype(np.float64) / unit
+    base_f = base.astype(np.float64) / unit
+    margin = 0.5 / unit  # integers: < 0 means <= -1
+    big_m = base_f + np.clip(inc_f, 0, None).sum(axis=1) + margin
+    # y_k = 1  =>  base_k + inc_k . beta <= -margin
+    a_mat = np.hstack([inc_f, np.diag(big_m)])
+    constraint = LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)
+    cost = np.concatenate([np.zeros(q), -np.ones(k_count)])
+    res = milp(cost, constraints=constraint, integrality=np.ones(q + k_count),
+               bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
+               options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False})
+    if res.x is None:
+        raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
+    chosen = list(np.flatnonzero(res.x[:q] > 0.5))
+    dual = getattr(res, "mip_dual_bound", None)
+    upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    out = _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
+                          upper=min(upper_pairs, k_count) / n_pairs, seconds=time.perf_counter() - t0)
+    if res.status == 0 and out.n_flipped == int(round(-res.fun)):
+        out = _replace(out, optimal=True, upper_bound=out.tau)
+    return out
+
+
+# --------------------------------------------------------------------------- diversity companions
+
+
+def subset_agreement(
+    scores: Any,
+    sizes: Sequence[int] = (1, 2, 3, 4, 5, 6),
+    higher_is_better: Any = True,
+    *,
+    kind: str = "cardinal",
+    samples: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """How closely small random subsets of the tasks reproduce the full ranking (Zhang & Hardt, Appendix D).
+
+    For each size, ``samples`` random task subsets are drawn (all of them when
+    there are fewer), each subset ranks the models (mean score for
+    ``kind="cardinal"``, strict mean win rate for ``"ordinal"``), and the
+    smallest Kendall tau distance and maximum rank change to the full
+    ranking are reported.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.repeat(np.arange(5.0)[:, None], 4, axis=1)
+    >>> subset_agreement(s, sizes=[1], samples=10)["min_tau"].tolist()
+    [0.0]
+    """
+    from itertools import combinations
+
+    if kind not in ("cardinal", "ordinal"):
+        raise ValueError(f"kind must be 'cardinal' or 'ordinal', got {kind!r}")
+    mat = as_score_matrix(scores, allow_nan=kind == "ordinal")
+    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    n = mat.shape[1]
+
+    m = mat.shape[0]
+    if kind == "ordinal":
+        # per-task head-to-head wins and comparisons, so that a subset only needs a sum
+        r = rank(mat.values, direction, nan_policy="omit")
+        seen = ~np.isnan(r)
+        wins = np.zeros((n, m, m), dtype=np.int16)
+        compared = np.zeros((n, m, m), dtype=np.int16)
+        for k in range(n):
+            rk = np.where(seen[:, k], r[:, k], np.inf)
+            both = seen[:, k][:, None] & seen[:, k][None, :]
+            wins[k] = both & (rk[:, None] < rk[None, :])
+            compared[k] = both
+        off = ~np.eye(m, dtype=bool)
+
+    def ranking(cols):
+        if kind == "cardinal":
+            return rank(mat.values[:, cols].mean(axis=1))
+        w, c = wins[cols].sum(axis=0), compared[cols].sum(axis=0)
+        if (c[off] == 0).any():
+            raise ValueError("two models share no task in this subset")
+        rate = np.where(off, w / np.maximum(c, 1), 0.0).sum(axis=1) / m
+        return rank(rate)
+
+    full = ranking(np.arange(n))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for size in sizes:
+        if not 1 <= size <= n:
+            raise ValueError(f"subset sizes must lie in 1..{n}, got {size}")
+        if comb(n, size) <= samples:
+            subsets = [list(c) for c in combinations(range(n), size)]
+        else:
+            subsets = [sorted(rng.choice(n, size=size, replace=False)) for _ in range(samples)]
+        taus, mrcs = [], []
+        for cols in subsets:
+            try:
+                r = ranking(np.array(cols))
+            except ValueError:
+                continue  # e.g. two models that share no task in this subset
+            taus.append(kendall_tau_distance(full, r))
+            mrcs.append(max_rank_change(full, r))
+        rows.append({"size": size, "subsets": len(taus), "min_tau": min(taus), "min_mrc": min(mrcs),
+                     "median_tau": float(np.median(taus))})
+    return pd.DataFrame(rows).set_index("size")
+
+
+def no_intercept_fit(x: Any, y: Any) -> tuple[float, float]:
+    r"""Slope of the least-squares line through the origin and Pearson's r.
+
+    .. math::
+
+        \hat b = \frac{\sum_i x_i y_i}{\sum_i x_i^2}.
+
+    Examples
+    --------
+    >>> slope, r = no_intercept_fit([1.0, 2.0, 3.0], [2.0, 4.0, 6.0])
+    >>> slope, round(r, 12)
+    (2.0, 1.0)
+    """
+    from scipy.stats import pearsonr
+
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    if xa.shape != ya.shape or xa.ndim != 1 or len(xa) < 3:
+        raise ValueError("x and y must be 1-D of the same length, at least 3 points")
+    slope = float(xa @ ya / (xa @ xa))
+    return slope, float(pearsonr(xa, ya).statistic)

@@ -1,0 +1,244 @@
+"""Tests for benchvote.sensitivity: exact solvers against brute force, relaxations against exact."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+
+import benchvote as bv
+from benchvote.aggregation import protected_ranking
+from benchvote.sensitivity import (cardinal_sensitivity, cardinal_sensitivity_exact, default_eps, default_protected,
+                                   no_intercept_fit, ordinal_sensitivity, ordinal_sensitivity_exact,
+                                   subset_agreement)
+
+
+def brute_cardinal(s, eps):
+    """Largest number of simultaneously reversible pairs: LP feasibility of every subset of pairs (tiny m)."""
+    before = bv.rank(s.mean(axis=1))
+    pairs = [(i, j) for i in range(len(s)) for j in range(len(s)) if before[i] < before[j]]
+    n = s.shape[1]
+    best = 0
+    for size in range(len(pairs), 0, -1):
+        for subset in combinations(pairs, size):
+            d = np.array([s[i] - s[j] for i, j in subset])
+            # maximise t with d a + t <= 0, a in [eps, 1]: feasible with t > 0 iff all reversals are strict
+            res = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d, np.ones((size, 1))]), b_ub=np.zeros(size),
+                          bounds=[(eps, 1)] * n + [(None, 1)], method="highs")
+            if res.status == 0 and -res.fun > 1e-9:
+                return size
+        if best:
+            break
+    return best
+
+
+def brute_ordinal(scores, protected, pool):
+    """Try every subset of the pool and recompute the protected ranking directly."""
+    alone = protected_ranking(scores, protected).to_numpy()
+    best = 0
+    for size in range(len(pool) + 1):
+        for added in combinations(pool, size):
+            after = protected_ranking(scores, protected, list(added)).to_numpy()
+            best = max(best, round(bv.kendall_tau_distance(alone, after) * len(alone) * (len(alone) - 1) / 2))
+    return best
+
+
+def random_cardinal(seed, m=5, n=3):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(m, 1))
+    return base + rng.normal(scale=1.0, size=(m, n))
+
+
+def random_ordinal(seed, m=8, n=4, p=3):
+    rng = np.random.default_rng(seed)
+    s = pd.DataFrame(rng.integers(0, 6, size=(m, n)).astype(float),
+                     index=[f"m{i}" for i in range(m)], columns=[f"t{k}" for k in range(n)])
+    order = list(bv.mean_win_rate(s).sort_values(ascending=False).index)
+    return s, order[:p], order[p:]
+
+
+class TestCardinalExact:
+    @pytest.mark.parametrize("seed", range(12))
+    def test_milp_matches_brute_force(self, seed):
+        s = random_cardinal(seed)
+        r = cardinal_sensitivity_exact(s, eps=0.05)
+        assert r.optimal
+        assert r.n_flipped == brute_cardinal(s, 0.05)
+
+    def test_two_tasks_against_a_one_dimensional_sweep(self):
+        rng = np.random.default_rng(1)
+        for _ in range(10):
+            s = rng.normal(size=(7, 2))
+            eps = 0.1
+            before = bv.rank(s.mean(axis=1))
+            # with two tasks only the ratio t = a1 / a2 in [eps, 1/eps] matters: sweep every cell of the line
+            d = np.array([s[i] - s[j] for i in range(7) for j in range(7) if before[i] < before[j]])
+            cuts = np.sort([-dk[1] / dk[0] for dk in d if dk[0] != 0])
+            cuts = cuts[(cuts > eps) & (cuts < 1 / eps)]
+            grid = np.unique(np.r_[eps, 1 / eps, cuts])
+            cand = np.r_[eps, 1 / eps, (grid[:-1] + grid[1:]) / 2]
+            best = max(int(((d[:, 0] * t + d[:, 1]) < 0).sum()) for t in cand)
+            assert cardinal_sensitivity_exact(s, eps=eps).n_flipped == best
+
+
+class TestCardinalRelaxation:
+    def test_never_above_exact_and_usually_equal(self):
+        hits = 0
+        for seed in range(20):
+            s = random_cardinal(100 + seed, m=8, n=4)
+            exact = cardinal_sensitivity_exact(s, eps=0.05)
+            relaxed = cardinal_sensitivity(s, eps=0.05, restarts=8, steps=60, polish_starts=16, seed=seed)
+            assert relaxed.n_flipped <= exact.n_flipped
+            hits += relaxed.n_flipped == exact.n_flipped
+        assert hits >= 17  # measured 20 of 20; polish makes the relaxation nearly exact on small instances
+
+    def test_reported_tau_is_recomputed_from_the_weights(self):
+        s = random_cardinal(3, m=9, n=4)
+        r = cardinal_sensitivity(s, restarts=4, steps=30, polish_starts=4)
+        after = bv.rank(s @ np.asarray(r.weights))
+        assert r.tau == bv.kendall_tau_distance(bv.rank(s.mean(axis=1)), after)
+        assert np.isclose(np.max(r.weights), 1.0) and np.min(r.weights) >= r.eps * (1 - 1e-12)
+
+    def test_deterministic_under_a_seed(self):
+        s = random_cardinal(5, m=10, n=5)
+        a = cardinal_sensitivity(s, restarts=6, steps=40, polish_starts=6, seed=7)
+        b = cardinal_sensitivity(s, restarts=6, steps=40, polish_starts=6, seed=7)
+        assert a.tau == b.tau and np.array_equal(a.weights, b.weights)
+
+    def test_conventions_agree_when_tasks_share_a_scale(self):
+        s = random_cardinal(8, m=9, n=3)
+        s = s / s.std(axis=0)  # every task has standard deviation 1
+        a = cardinal_sensitivity_exact(s, eps=0.05, normalize="none")
+        b = cardinal_sensitivity_exact(s, eps=0.05, normalize="zscore")
+        assert a.n_flipped == b.n_flipped
+        assert np.allclose(bv.rank(s @ np.asarray(a.weights)), a.ranking_after)
+
+    def test_adding_a_constant_to_a_task_changes_nothing(self):
+        s = random_cardinal(9, m=8, n=3)
+        shifted = s + np.array([0.0, 10.0, -4.0])
+        assert cardinal_sensitivity_exact(s, eps=0.05).n_flipped == cardinal_sensitivity_exact(shifted, eps=0.05).n_flipped
+
+    @pytest.mark.parametrize("kwargs, message", [
+        (dict(eps=0.0), "eps"), (dict(eps=1.0), "eps"), (dict(eps=1.5), "eps"), (dict(normalize="minmax"), "normalize"),
+    ])
+    def test_bad_options(self, kwargs, message):
+        with pytest.raises(ValueError, match=message):
+            cardinal_sensitivity(random_cardinal(0), restarts=1, steps=1, **kwargs)
+
+    def test_bad_data(self):
+        with pytest.raises(ValueError, match="constant task"):
+            cardinal_sensitivity(np.array([[1.0, 2.0], [1.0, 3.0]]), restarts=1, steps=1)
+        with pytest.raises(ValueError, match="constant task"):
+            default_eps(np.array([[1.0, 2.0], [1.0, 3.0]]))
+        with pytest.raises(ValueError, match="missing"):
+            cardinal_sensitivity(np.array([[1.0, np.nan], [2.0, 3.0]]), restarts=1, steps=1)
+
+
+class TestOrdinal:
+    @pytest.mark.parametrize("seed", range(10))
+    def test_enumeration_and_milp_match_brute_force(self, seed):
+        s, protected, pool = random_ordinal(seed)
+        truth = brute_ordinal(s, protected, pool)
+        enum = ordinal_sensitivity_exact(s, protected, method="enumerate")
+        mip = ordinal_sensitivity_exact(s, protected, method="milp")
+        assert enum.n_flipped == truth and enum.optimal
+        assert mip.n_flipped == truth and mip.optimal
+        # the returned subset achieves it
+        after = protected_ranking(s, protected, list(enum.added))
+        assert enum.n_flipped == round(bv.kendall_tau_distance(enum.ranking_before, after) * 3)
+
+    def test_relaxation_never_above_exact_and_usually_equal(self):
+        hits = 0
+        for seed in range(20):
+            s, protected, pool = random_ordinal(200 + seed, m=12, n=5, p=4)
+            exact = ordinal_sensitivity_exact(s, protected)
+            relaxed = ordinal_sensitivity(s, protected, restarts=16, steps=60, seed=seed)
+            assert relaxed.n_flipped <= exact.n_flipped
+            hits += relaxed.n_flipped == exact.n_flipped
+        assert hits >= 16  # measured 20 of 20
+
+    def test_invariant_under_increasing_task_transforms(self):
+        s, protected, pool = random_ordinal(42, m=10, n=5, p=4)
+        transformed = s * np.array([2.0, 0.5, 10.0, 1.0, 3.0]) + np.array([1.0, -2.0, 0.0, 7.0, 0.1])
+        for f in (lambda x: ordinal_sensitivity_exact(x, protected),
+                  lambda x: ordinal_sensitivity(x, protected, restarts=8, steps=40, seed=3)):
+            a, b = f(s), f(transformed)
+            assert a.tau == b.tau and a.added == b.added
+
+    def test_deterministic_under_a_seed(self):
+        s, protected, _ = random_ordinal(11, m=12, n=5, p=4)
+        a = ordinal_sensitivity(s, protected, restarts=8, steps=40, seed=1)
+        b = ordinal_sensitivity(s, protected, restarts=8, steps=40, seed=1)
+        assert a.added == b.added and a.tau == b.tau
+
+    def test_default_protected_is_the_top_fifth(self):
+        s, _, _ = random_ordinal(5, m=10)
+        top = default_protected(s)
+        assert len(top) == 2
+        assert top == list(bv.mean_win_rate(s).sort_values(ascending=False, kind="stable").index[:2])
+
+    def test_bad_input(self):
+        s, protected, _ = random_ordinal(0)
+        with pytest.raises(ValueError, match="at least 2"):
+            ordinal_sensitivity(s, protected[:1], restarts=1, steps=1)
+        with pytest.raises(ValueError, match="nothing to add"):
+            ordinal_sensitivity_exact(s, list(s.index))
+        with pytest.raises(ValueError, match="method"):
+            ordinal_sensitivity_exact(s, protected, method="greedy")
+        with pytest.raises(ValueError, match="share"):
+            default_protected(s, share=1.5)
+
+
+def test_subset_agreement_brute_force():
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=(6, 4))
+    full = bv.rank(s.mean(axis=1))
+    table = subset_agreement(s, sizes=[1, 2], samples=100)
+    for size in (1, 2):
+        taus = [bv.kendall_tau_distance(full, bv.rank(s[:, list(c)].mean(axis=1))) for c in combinations(range(4), size)]
+        assert table.loc[size, "min_tau"] == pytest.approx(min(taus))
+        assert table.loc[size, "subsets"] == len(taus)
+    with pytest.raises(ValueError, match="sizes"):
+        subset_agreement(s, sizes=[5])
+
+
+def test_no_intercept_fit_against_lstsq():
+    rng = np.random.default_rng(2)
+    x, y = rng.random(20), rng.random(20)
+    slope, r = no_intercept_fit(x, y)
+    assert slope == pytest.approx(np.linalg.lstsq(x[:, None], y, rcond=None)[0][0])
+    assert r == pytest.approx(np.corrcoef(x, y)[0, 1])
+    with pytest.raises(ValueError):
+        no_intercept_fit([1.0, 2.0], [1.0, 2.0])
+
+
+def test_subset_agreement_ordinal_matches_direct_win_rates():
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 4, size=(7, 5)).astype(float)
+    s[0, 1] = np.nan
+    full = bv.rank(bv.mean_win_rate(s))
+    table = subset_agreement(s, sizes=[2, 3], kind="ordinal", samples=100)
+    for size in (2, 3):
+        taus = []
+        for c in combinations(range(5), size):
+            try:
+                taus.append(bv.kendall_tau_distance(full, bv.rank(bv.mean_win_rate(s[:, list(c)]))))
+            except ValueError:
+                pass
+        assert table.loc[size, "min_tau"] == pytest.approx(min(taus))
+        assert table.loc[size, "subsets"] == len(taus)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_duplicated_tasks_are_merged_exactly(seed):
+    base = random_cardinal(300 + seed, m=5, n=2)
+    s = np.column_stack([base, base[:, [1]], base[:, [1]]])  # task 1 appears three times
+    exact = cardinal_sensitivity_exact(s, eps=0.05)
+    assert exact.n_flipped == brute_cardinal(s, 0.05)
+    relaxed = cardinal_sensitivity(s, eps=0.05, restarts=4, steps=40, polish_starts=8, seed=seed)
+    assert relaxed.n_flipped <= exact.n_flipped
+    w = np.asarray(exact.weights)
+    assert np.isclose(w[1], w[2]) and np.isclose(w[2], w[3])  # copies share their weight
