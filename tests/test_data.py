@@ -136,3 +136,13 @@ class TestTables:
     def test_unknown_table(self):
         with pytest.raises(KeyError, match="known tables"):
             data.load_table("nope")
+
+
+def test_gumbel_instances_follow_the_true_order():
+    tasks = data.gumbel_instances(6, 4, 400, phi=1.0, seed=0)
+    means = np.mean([t.mean(axis=1) for t in tasks], axis=0)
+    assert list(np.argsort(means)) == list(range(6))  # system n is centred at phi * (n + 1)
+    again = data.gumbel_instances(6, 4, 400, phi=1.0, seed=0)
+    assert all(np.array_equal(a, b) for a, b in zip(tasks, again))
+    with pytest.raises(ValueError, match="phi"):
+        data.gumbel_instances(phi=2.0)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,8 @@ __all__ = [
     "load",
     "random_leaderboard",
     "constant_leaderboard",
+    "gumbel_instances",
+    "helm_scenarios",
     "list_tables",
     "load_table",
     "BENCHBENCH_VERSION",
@@ -241,11 +243,15 @@ def _load_superglue():
     return _glue_like("superglue", 5, -2, drop=("AX-b", "AX-g"), merge_mnli=False)
 
 
+def _task_columns(folder: str, first: int, name_col: str, notes: list[str], last: int | None = None):
+    """Leaderboards whose task columns are a contiguous block of the file."""
+    raw = _read_tsv(folder, "leaderboard.tsv")
+    cols = {c: _to_float(raw[c], c) for c in raw.columns[first:last]}
+    return _frame(list(raw[name_col]), cols, notes), notes
+
+
 def _load_openllm():
-    raw = _read_tsv("openllm", "leaderboard.tsv")
-    notes: list[str] = []
-    cols = {c: _to_float(raw[c], c) for c in raw.columns[3:]}
-    return _frame(list(raw["Model"]), cols, notes), notes
+    return _task_columns("openllm", 3, "Model", [])
 
 
 def _load_mmlu():
@@ -260,10 +266,7 @@ def _load_mmlu():
 
 
 def _load_bbh():
-    raw = _read_tsv("bbh", "leaderboard.tsv")
-    notes: list[str] = []
-    cols = {c: _to_float(raw[c], c) for c in raw.columns[6:]}
-    return _frame(list(raw["Model"]), cols, notes), notes
+    return _task_columns("bbh", 6, "Model", [])
 
 
 def _load_mteb():
@@ -292,10 +295,7 @@ def _load_vtab():
 
 
 def _load_helm_capability():
-    raw = _read_tsv("helm_capability", "leaderboard.tsv")
-    notes = ["the published 'Mean score' column is not a task"]
-    cols = {c: _to_float(raw[c], c) for c in raw.columns[2:]}
-    return _frame(list(raw["Model"]), cols, notes), notes
+    return _task_columns("helm_capability", 2, "Model", ["the published 'Mean score' column is not a task"])
 
 
 def _load_imagenet(n_tasks: int = 20, seed: int = 0):
@@ -353,10 +353,8 @@ def _load_heim(group: str):
 
 
 def _load_bigcode():
-    raw = _read_tsv("bigcode", "leaderboard.tsv")
     notes = ["tasks are the three language pass@1 columns; the published 'Win' rate and throughput are not tasks"]
-    cols = {c: _to_float(raw[c], c) for c in raw.columns[3:6]}
-    return _frame(list(raw["Models"]), cols, notes), notes
+    return _task_columns("bigcode", 3, "Models", notes, last=6)
 
 
 # --------------------------------------------------------------------------- registry
@@ -519,6 +517,87 @@ def constant_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int =
     return Leaderboard(name="Constant", kind=kind, scores=df, higher_is_better=pd.Series(True, index=df.columns, dtype=bool),
                        source=f"benchvote.constant_leaderboard(seed={seed})", version="generated",
                        notes=(f"one uniform task from numpy.random.default_rng({seed}), repeated",))
+
+
+def gumbel_instances(n_systems: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5,
+                     seed: int = 0) -> list[np.ndarray]:
+    r"""Synthetic instance-level scores of Himmi et al.: system n scores Gumbel(:math:`\varphi n`, 1) on every instance.
+
+    The true ranking puts system ``n_systems - 1`` first; ``phi`` (between 0
+    and 1) controls how clearly: at 0 all systems are alike, at 1 the ranking
+    is clear on almost every instance.
+
+    Returns
+    -------
+    list of ndarray
+        One ``n_systems x n_instances`` array per task.
+
+    Examples
+    --------
+    >>> tasks = gumbel_instances(4, 3, 5, phi=1.0, seed=0)
+    >>> len(tasks), tasks[0].shape
+    (3, (4, 5))
+    """
+    if n_systems < 2 or n_tasks < 1 or n_instances < 1:
+        raise ValueError("need at least 2 systems, 1 task and 1 instance")
+    if not 0 <= phi <= 1:
+        raise ValueError(f"phi must lie in [0, 1], got {phi}")
+    rng = np.random.default_rng(seed)
+    centre = phi * np.arange(1, n_systems + 1)[:, None]
+    return [rng.gumbel(loc=centre, scale=1.0, size=(n_systems, n_instances)) for _ in range(n_tasks)]
+
+
+def helm_scenarios(metrics: Sequence[str] = ("accuracy", "robustness", "fairness")) -> dict[str, tuple[pd.DataFrame, pd.Series]]:
+    """Per-scenario tables of HELM Classic with one column per metric group (metrics as voters).
+
+    benchbench ships HELM's metric groups as separate leaderboards whose
+    columns are scenarios (``"MMLU - EM"``, ``"MMLU - EM (Robustness)"``,
+    ``"MMLU - Denoised inference time (s)"``, ...).  This regroups them: for
+    every scenario present in all requested groups, a models x metrics table
+    of the models that have every requested metric on that scenario.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        HELM group names, e.g. ``("accuracy", "robustness", "fairness")`` or
+        ``("accuracy", "robustness", "efficiency")``.
+
+    Returns
+    -------
+    dict
+        Scenario name -> (scores, higher_is_better).
+
+    Examples
+    --------
+    >>> tables = helm_scenarios(("accuracy", "efficiency"))
+    >>> scores, direction = tables["MMLU"]
+    >>> list(scores.columns), direction.tolist()
+    (['accuracy', 'efficiency'], [True, False])
+    """
+    metrics = list(metrics)
+    unknown = [g for g in metrics if g not in _HELM_GROUPS]
+    if unknown:
+        raise KeyError(f"unknown HELM group(s) {unknown}; known groups: {', '.join(_HELM_GROUPS)}")
+    if len(set(metrics)) != len(metrics) or len(metrics) < 2:
+        raise ValueError("give at least two distinct metric groups")
+    boards = {g: load(f"HELM-{g}") for g in metrics}
+    by_scenario: dict[str, dict[str, str]] = {}
+    for g, lb in boards.items():
+        for col in lb.tasks:
+            by_scenario.setdefault(col.split(" - ")[0], {})[g] = col
+    out = {}
+    for scenario, cols in by_scenario.items():
+        if set(cols) != set(metrics):
+            continue
+        frame = pd.concat([boards[g].scores[cols[g]].rename(g) for g in metrics], axis=1, join="inner")
+        frame = frame.dropna(how="any")
+        if len(frame) < 2:
+            continue
+        direction = pd.Series([bool(boards[g].higher_is_better[cols[g]]) for g in metrics], index=metrics,
+                              name="higher_is_better")
+        frame.columns.name = "metric"
+        out[scenario] = (frame, direction)
+    return out
 
 
 # --------------------------------------------------------------------------- source tables
