@@ -1,0 +1,101 @@
+"""Tests for benchvote.ratings: Bradley-Terry against a direct likelihood maximiser, Elo by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+
+import benchvote as bv
+from benchvote.ratings import bradley_terry, comparison_matrix, elo, matches_from_scores
+
+
+def brute_bt(w):
+    m = len(w)
+
+    def nll(beta_rest):
+        beta = np.r_[0.0, beta_rest]
+        d = beta[:, None] - beta[None, :]
+        return -np.sum(w * (d - np.logaddexp(0, d)))
+
+    res = minimize(nll, np.zeros(m - 1), method="BFGS", options={"gtol": 1e-10})
+    beta = np.r_[0.0, res.x]
+    return beta - beta.mean()
+
+
+def random_wins(seed, m=5):
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 9, size=(m, m)).astype(float)
+    np.fill_diagonal(w, 0)
+    return w
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_matches_direct_likelihood_maximisation(seed):
+    w = random_wins(seed)
+    r = bradley_terry(w)
+    assert r.converged
+    assert np.allclose(r.ratings, brute_bt(w), atol=1e-5)
+
+
+def test_two_models_closed_form_and_invariances():
+    assert bradley_terry([[0, 3], [1, 0]]).ratings[0] == pytest.approx(np.log(3) / 2)
+    w = random_wins(3)
+    perm = np.array([2, 0, 4, 1, 3])
+    r = bradley_terry(w).ratings
+    assert np.allclose(bradley_terry(w[np.ix_(perm, perm)]).ratings, r[perm])
+    assert np.allclose(bradley_terry(5 * w).ratings, r)  # the MLE depends on proportions only
+    assert abs(r.mean()) < 1e-12
+
+
+def test_labelled_input_and_leaderboard_comparisons():
+    s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 1.0, 3.0]}, index=list("abc"))
+    w = comparison_matrix(s)
+    assert list(w.index) == list("abc") and w.loc["a", "b"] == 2.0
+    r = bradley_terry(w)
+    assert np.allclose(r.ratings.to_numpy(), 0.0, atol=1e-8)  # the cyclic profile is perfectly balanced
+
+
+@pytest.mark.parametrize("w, message", [
+    ([[0, 1], [1, 0], [0, 0]], "square"),
+    ([[0, -1], [1, 0]], "non-negative"),
+    ([[0, 1, 0], [1, 0, 0], [0, 0, 0]], "no comparisons"),
+    ([[0, 1, 1], [0, 0, 1], [0, 0, 0]], "strongly connected"),
+])
+def test_bad_input(w, message):
+    with pytest.raises(ValueError, match=message):
+        bradley_terry(w)
+
+
+class TestElo:
+    def test_one_update_by_hand(self):
+        r = elo([(0, 1, 1.0)], 2, k=32, initial=1500)
+        assert r.tolist() == [1516.0, 1484.0]
+        r = elo([(0, 1, 0.5)], 2, k=32)
+        assert r.tolist() == [1500.0, 1500.0]
+
+    def test_zero_sum_and_order_dependence(self):
+        s = pd.DataFrame(np.random.default_rng(0).random((6, 8)))
+        a = elo(matches_from_scores(s, seed=1), 6)
+        b = elo(matches_from_scores(s, seed=2), 6)
+        assert a.sum() == pytest.approx(6 * 1500.0) and b.sum() == pytest.approx(6 * 1500.0)
+        assert not np.allclose(a, b)
+        assert np.allclose(a, elo(matches_from_scores(s, seed=1), 6))
+
+    def test_matches_cover_every_task_comparison(self):
+        s = np.array([[1.0, np.nan], [2.0, 1.0], [2.0, 0.0]])
+        m = matches_from_scores(s, seed=0)
+        assert len(m) == 3 + 1
+        assert (1, 2, 0.5) in m or (2, 1, 0.5) in m or (1, 2, 0.5) in [(i, j, s) for i, j, s in m]
+
+    def test_agrees_with_win_rate_on_a_clear_order(self):
+        s = np.tile(np.arange(5.0)[:, None], (1, 30))
+        r = elo(matches_from_scores(s, seed=0), 5)
+        assert list(np.argsort(r)) == [0, 1, 2, 3, 4]
+        assert bv.kendall_tau_distance(bv.rank(r), bv.rank(bv.mean_win_rate(s))) == 0.0
+
+    @pytest.mark.parametrize("matches, message", [([(0, 0, 1.0)], "invalid"), ([(0, 1, 2.0)], "0, 0.5 or 1")])
+    def test_bad_matches(self, matches, message):
+        with pytest.raises(ValueError, match=message):
+            elo(matches, 2)
