@@ -135,6 +135,70 @@ def test_build_reported_no_execution_errors():
     assert not logs, f"notebook execution errors: {[p.name for p in logs]}"
 
 
+# Caption mentions that are right although the code does not spell the name out.
+CAPTION_NAMES_CHECKED_BY_HAND = {
+    ("arrow", "MMLU"): "HELM's MMLU scenario (the formal_logic table), not the MMLU leaderboard",
+    ("arrow", "HEIM-black_out"): "loaded by the loop over all HEIM leaderboards",
+}
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_captions_name_leaderboards_the_code_uses(md):
+    """A figure caption that names a leaderboard must be about data the notebook loads."""
+    from benchvote import data
+
+    nb = jupytext.read(md)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    names = sorted(data.list_leaderboards(), key=len, reverse=True)
+    wrong = []
+    for cell in nb.cells:
+        figure = cell.metadata.get("mystnb", {}).get("figure", {})
+        caption = figure.get("caption", "")
+        for name in names:
+            if (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", caption) and f'"{name}"' not in code
+                    and (md.stem, name) not in CAPTION_NAMES_CHECKED_BY_HAND):
+                wrong.append(f"{figure.get('name')}: {name}")
+    assert not wrong, f"captions name leaderboards the code never loads: {wrong}"
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("page", [p.relative_to(ROOT).with_suffix("") for p in PAGES], ids=str)
+def test_no_unrendered_markup(page):
+    """No directive or role may reach the reader as raw text.
+
+    A backtick fence whose info string itself contains a backtick is not a
+    fence in CommonMark, so the whole block silently turns into prose and code;
+    Sphinx does not warn.  Look for the leftovers in the built page.
+    """
+    from html.parser import HTMLParser
+
+    html = ROOT / "_build" / "html" / f"{page}.html"
+    assert html.is_file(), "run `make book` first (make test does)"
+
+    class Visible(HTMLParser):
+        """Text of the page outside <script> and <style>."""
+
+        def __init__(self):
+            super().__init__()
+            self.skip, self.chunks = False, []
+
+        def handle_starttag(self, tag, attrs):
+            self.skip = tag in ("script", "style")
+
+        def handle_endtag(self, tag):
+            self.skip = False
+
+        def handle_data(self, data):
+            if not self.skip:
+                self.chunks.append(data)
+
+    parser = Visible()
+    parser.feed(html.read_text())
+    text = "".join(parser.chunks)
+    leftovers = re.findall(r"```|:::\{|\{(?:prf|cite|doc|ref|glue|numref|eq|math)[:a-z]*\}`", text)
+    assert not leftovers, f"{page}: raw MyST markup in the page: {leftovers[:5]}"
+
+
 def test_intro_example_runs():
     """The five-line example on the book's front page must work as printed."""
     text = (ROOT / "book" / "intro.md").read_text()

@@ -44,9 +44,26 @@ def test_bump_chart_labels_axes_and_marks_flips():
 
 def test_tied_labels_do_not_overlap():
     ax = bump_chart([1.5, 1.5, 3], [1, 2, 3], labels=["a", "b", "c"])
-    left = sorted(t.get_position()[1] for t in ax.texts if t.get_position()[0] < 0)
+    left = sorted(t.xy[1] for t in ax.texts if t.xy[0] == 0)
     assert len(set(np.round(left, 6))) == 3
     plt.close("all")
+
+
+@pytest.mark.parametrize("width", [3.0, 5.0, 9.0])
+def test_labels_stay_inside_the_axes(width):
+    # Long names must not spill over the rank axis or past the right edge,
+    # whatever the width of the axes.
+    names = ["a model with a very long descriptive name", "short", "middle-sized name", "x" * 30]
+    fig, ax = plt.subplots(figsize=(width, 3))
+    bump_chart([1, 2, 3, 4], [4, 3, 2, 1], labels=names, ax=ax)
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    for t in ax.texts:
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= frame.x0 - 0.5 and box.x1 <= frame.x1 + 0.5, t.get_text()
+    lo, hi = ax.get_xlim()
+    assert (hi - lo) < 1 / 0.15 + 1e-9  # the two columns keep part of the width
+    plt.close(fig)
 
 
 def test_bad_input():

@@ -118,9 +118,10 @@ def test_page_renders_offline(server, browser, path):
         assert not broken, f"images that did not load: {broken}"
         html = page.content()
         if "application/vnd.jupyter.widget-state+json" in html:
-            rendered = page.locator(".jupyter-widgets, .widget-box, .widget-checkbox").count()
+            rendered = page.locator(".jupyter-widgets").count()
             assert rendered > 0, "the page embeds widget state but no widget was rendered"
-            assert page.locator(".widget-checkbox").count() > 0
+            controls = page.locator(".widget-checkbox, .widget-slider, .widget-dropdown, .widget-button").count()
+            assert controls > 0, "the widgets rendered without any control"
         if 'class="math' in html or "\\(" in html:
             assert page.locator("mjx-container").count() > 0, "MathJax did not typeset the formulas"
     finally:

@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from benchvote.data import load_table  # noqa: E402
-from benchvote.widgets import model_toggle  # noqa: E402
+from benchvote.widgets import label_noise_sliders, model_toggle  # noqa: E402
 
 
 def find(widget, kind):
@@ -74,3 +74,91 @@ def test_toggle_counts_an_outright_reversal():
     checkbox.value = True
     assert "<b>1</b> protected pair(s) change order, <b>1</b> reversed outright" in summary.value
     assert "A now ahead of B" in summary.value
+
+
+def test_label_noise_sliders_move_the_ranking_and_find_a_worst_case():
+    import ipywidgets as widgets
+    import numpy as np
+
+    s = pd.DataFrame({"t1": [4.0, 1.0, 0.0], "t2": [0.0, 2.0, 2.5]}, index=["A", "B", "C"])
+    box = label_noise_sliders(s, top=3, eps=0.1)
+    sliders = sorted(find(box, widgets.FloatSlider), key=lambda w: w.description)
+    summary = [h for h in find(box, widgets.HTML) if "Kendall" in h.value][0]
+    assert [w.description for w in sliders] == ["t1", "t2"] and "distance <b>0.000</b>" in summary.value
+    sliders[0].value = 0.1  # silence task 1: the order C > B > A follows task 2
+    assert "distance <b>1.000</b>" in summary.value
+    worst_button = [b for b in find(box, widgets.Button) if b.description == "worst case"][0]
+    sliders[0].value = 1.0
+    worst_button.click()
+    assert "distance <b>1.000</b>" in summary.value
+    assert np.isclose(max(sl.value for sl in sliders), 1.0)
+
+
+def test_label_noise_sliders_bad_input():
+    with pytest.raises(TypeError):
+        label_noise_sliders([[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="top"):
+        label_noise_sliders(pd.DataFrame({"a": [1.0, 2.0]}), top=1)
+
+
+def test_missing_share_slider_reports_both_rules():
+    import ipywidgets as widgets
+
+    from benchvote.widgets import missing_share_slider
+
+    s = pd.DataFrame({f"t{k}": [5.0 - i + 0.1 * k * (i % 2) for i in range(6)] for k in range(5)},
+                     index=[f"m{i}" for i in range(6)])
+    box = missing_share_slider(s, top=4)
+    slider, = find(box, widgets.FloatSlider)
+    summary = [h for h in find(box, widgets.HTML) if "Kendall" in h.value][0]
+    assert "(0 cells missing)" in summary.value
+    slider.value = 0.3
+    assert "(9 cells missing)" in summary.value
+    assert summary.value.count("Kendall tau distance") == 2
+
+
+def test_cell_knockout_grid_updates_rankings():
+    import ipywidgets as widgets
+
+    from benchvote.widgets import cell_knockout_grid
+
+    s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.5, 3.0, 2.5]}, index=["a", "b", "c"])
+    box = cell_knockout_grid(s)
+    boxes = {b.description: b for b in find(box, widgets.Checkbox)}
+    result = [h for h in find(box, widgets.HTML) if "Borda" in h.value][0]
+    assert result.value.split("<br>")[0].endswith("b &gt; a &gt; c")  # means 2.25, 2.5, 1.75
+    boxes["1.5"].value = False  # remove a's score on t2: a's mean becomes 3
+    assert result.value.split("<br>")[0].endswith("a &gt; b &gt; c")
+
+
+def test_domain_explorer_reports_restrictions():
+    import ipywidgets as widgets
+
+    from benchvote import data
+    from benchvote.widgets import domain_explorer
+
+    models = list(data.helm_scenarios(("accuracy", "robustness", "fairness"))["MMLU"][0].index[:6])
+    box = domain_explorer(models, models[:4])
+    report = [h for h in find(box, widgets.HTML) if "single-peaked" in h.value or "Tick" in h.value][0]
+    assert "4 models, 3 metrics on MMLU" in report.value
+    metric = {b.description: b for b in find(box, widgets.Checkbox)}
+    metric["fairness"].value = False
+    metric["robustness"].value = False
+    assert "Tick at least two metrics" in report.value
+    with pytest.raises(KeyError, match="unknown scenario"):
+        domain_explorer(models, scenario="Chess")
+
+
+def test_effort_explorer_updates_the_allocation():
+    import ipywidgets as widgets
+
+    from benchvote.widgets import effort_explorer
+
+    box = effort_explorer([8.0, 0.5], [8.0, 1.0], ["easy", "hard"])  # marginal returns at zero 8 and 0.5
+    summary = [h for h in find(box, widgets.HTML) if "Water level" in h.value][0]
+    assert "1 of 2 tasks get effort" in summary.value
+    sliders = {s.description: s for s in find(box, widgets.FloatSlider)}
+    sliders["hard: a"].value = 5.0  # the hard task now starts with a return of 5 > the level
+    assert "2 of 2 tasks get effort" in summary.value
+    with pytest.raises(ValueError, match="positive"):
+        effort_explorer([1.0], [-1.0], ["x"])

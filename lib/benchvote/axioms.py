@@ -29,6 +29,7 @@ denominator), so a reported reversal is never a rounding artefact.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import lcm
 from typing import Any, Callable, Sequence
 
@@ -92,22 +93,34 @@ class FieldMargins:
     ----------
     protected, pool : list
         Model labels.
-    base : ndarray of int, shape (p, p)
-        :math:`D_{ab}` times ``scale``.
-    increments : ndarray of int, shape (p, p, q)
-        :math:`\\delta_{ab}(x)` times ``scale``.
+    own : ndarray of int, shape (p,)
+        :math:`\\sum_{j \\in P} w_{aj}` times ``scale`` for each protected model.
+    contrib : ndarray of int, shape (p, q)
+        :math:`w_{ax}` times ``scale``.
     scale : int
-        Common denominator: win rates are ``integer / scale``.
+        Common denominator: win rates are ``integer / scale`` (Borda points are ``integer / 2``).
     rule : str
         ``"win_rate"`` or ``"borda"``.
+    base : ndarray of int, shape (p, p)
+        :math:`D_{ab}` times ``scale`` (computed).
+    increments : ndarray of int, shape (p, p, q)
+        :math:`\\delta_{ab}(x)` times ``scale`` (computed).
     """
 
     protected: list
     pool: list
-    base: np.ndarray
-    increments: np.ndarray
+    own: np.ndarray
+    contrib: np.ndarray
     scale: int
     rule: str
+
+    @cached_property
+    def base(self) -> np.ndarray:
+        return self.own[:, None] - self.own[None, :]
+
+    @cached_property
+    def increments(self) -> np.ndarray:
+        return self.contrib[:, None, :] - self.contrib[None, :, :]
 
     def margin(self, a: int, b: int, added: Sequence[int] = ()) -> float:
         """Win-rate (or Borda-point) difference of protected a over b when pool models ``added`` join."""
@@ -180,13 +193,11 @@ def field_margins(
                 if i != j:
                     rate[i, j] = int(counts.wins[i, j]) * (scale // int(counts.compared[i, j]))
     own = rate[:p, :p].sum(axis=1)  # sum over the protected field of each protected model's rates
-    base = own[:, None] - own[None, :]
     contrib = rate[:p, p:]  # (p, q)
-    increments = contrib[:, None, :] - contrib[None, :, :]
-    if all(isinstance(v, int) and abs(v) < 2**62 for v in np.ravel(increments).tolist() + np.ravel(base).tolist()):
-        base = base.astype(np.int64)
-        increments = increments.astype(np.int64)
-    return FieldMargins(protected=protected, pool=pool, base=base, increments=increments, scale=scale, rule=rule)
+    biggest = max([abs(int(v)) for v in np.ravel(own).tolist() + np.ravel(contrib).tolist()] or [0])
+    if biggest * (len(pool) + p + 2) < 2**62:  # sums of differences stay exact in int64
+        own, contrib = own.astype(np.int64), contrib.astype(np.int64)
+    return FieldMargins(protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule)
 
 
 @dataclass(frozen=True)

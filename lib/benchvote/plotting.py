@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import textwrap
+
 import numpy as np
 
 __all__ = ["bump_chart", "flipped_pairs", "changed_pairs", "majority_graph"]
@@ -64,6 +66,41 @@ def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:
     return out
 
 
+def _label_room(ax: Any, texts: list) -> tuple[float, float]:
+    """x-limits that leave room for the name labels on both sides of a bump chart.
+
+    ``texts`` are annotations anchored at x = 0 (left column) or x = 1 (right
+    column) with an offset in points, so the room a label needs beyond its
+    column, in pixels, does not depend on the limits.  When the axes are too
+    narrow, the labels are shortened (with an ellipsis) until the two columns
+    keep at least a fifth of the width between them.
+    """
+    renderer = ax.figure.canvas.get_renderer()
+    axes_px = ax.get_window_extent(renderer).width
+
+    def needed() -> float:
+        room = 0.0
+        for t in texts:
+            box = t.get_window_extent(renderer)
+            anchor = ax.transData.transform((t.xy[0], t.xy[1]))[0]
+            room = max(room, anchor - box.x0 if t.xy[0] == 0 else box.x1 - anchor)
+        return room * 1.05 + 4
+
+    while True:
+        need = needed()
+        longest = max(len(t.get_text()) for t in texts)
+        if axes_px - 2 * need >= 0.2 * axes_px or longest <= 8:
+            break
+        for t in texts:
+            name = t.get_text()
+            if len(name) > longest - 3:
+                t.set_text(name[: longest - 4] + "…")
+    # With limits (-r, 1 + r) a data unit spans axes_px / (1 + 2r) pixels, and a
+    # label needs r * axes_px / (1 + 2r) >= need.
+    r = need / max(axes_px - 2 * need, 0.15 * axes_px)
+    return -r, 1 + r
+
+
 def bump_chart(
     before: Sequence[float],
     after: Sequence[float],
@@ -109,13 +146,16 @@ def bump_chart(
         _, ax = plt.subplots(figsize=(7.5, 0.32 * m + 1.4))
     moved = {i for pair in changed_pairs(b, a) for i in pair}
     left_y, right_y = _spread_ties(b), _spread_ties(a)
+    texts = []
     for i in range(m):
         colour = _FLIP if i in moved else _STAY
         width = 2.2 if i in moved else 1.2
         ax.plot([0, 1], [b[i], a[i]], color=colour, lw=width, marker="o", ms=4, zorder=3 if i in moved else 2)
-        ax.text(-0.04, left_y[i], names[i], ha="right", va="center", fontsize=8.5, color=colour)
-        ax.text(1.04, right_y[i], names[i], ha="left", va="center", fontsize=8.5, color=colour)
-    ax.set_xlim(-0.9, 1.9)
+        for x, y, side in ((0, left_y[i], -1), (1, right_y[i], 1)):
+            texts.append(ax.annotate(names[i], (x, y), xytext=(5 * side, 0), textcoords="offset points",
+                                     ha="left" if side > 0 else "right", va="center", fontsize=8.5,
+                                     color=colour, annotation_clip=False))
+    ax.set_xlim(*_label_room(ax, texts))
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
     ax.set_xticks([0, 1], titles)
@@ -134,7 +174,9 @@ def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any
 
     Models sit on a circle; each arrow is labelled with its margin.  Arrows
     listed in ``highlight`` (pairs of indices) are drawn in red, for example
-    the three defeats of a Condorcet cycle.
+    the three defeats of a Condorcet cycle.  Long labels are wrapped at 12
+    characters and fonts shrink for more than six models, so graphs of up to
+    about ten models stay legible.
 
     Returns
     -------
@@ -156,6 +198,7 @@ def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any
     angles = np.pi / 2 - 2 * np.pi * np.arange(k) / k
     xy = np.column_stack([np.cos(angles), np.sin(angles)])
     red = {tuple(h) for h in highlight}
+    small = k > 6
     for i in range(k):
         for j in range(k):
             if m_arr[i, j] > 0:
@@ -165,9 +208,10 @@ def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any
                 colour = _FLIP if (i, j) in red else "#34495e"
                 ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
                 mid = (a + b) / 2 + 0.08 * np.array([-direction[1], direction[0]])
-                ax.text(mid[0], mid[1], f"+{m_arr[i, j]:g}", fontsize=9, ha="center", va="center", color=colour)
+                ax.text(mid[0], mid[1], f"+{m_arr[i, j]:g}", fontsize=7 if small else 9,
+                        ha="center", va="center", color=colour)
     for (x, y), name in zip(xy, names):
-        ax.text(x, y, name, ha="center", va="center", fontsize=10,
+        ax.text(x, y, textwrap.fill(name, 12), ha="center", va="center", fontsize=8 if small else 10,
                 bbox=dict(boxstyle="round,pad=0.3", fc="#ecf0f1", ec="#2c3e50"))
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.35, 1.35)
