@@ -108,33 +108,31 @@ def timed(f, *args):
     return out, time.perf_counter() - t
 
 
+def against_brute_force(test: str, kind: str, make, ours_fn, brute_fn, m: int, repeats: int, rng) -> dict:
+    """Median times of our recogniser and the brute force on `repeats` random profiles (20 voters)."""
+    ours_t, brute_t = [], []
+    for _ in range(repeats):
+        profile = make(m, 20, rng)
+        ours, t1 = timed(lambda p: ours_fn(p) is not None, profile)
+        brute, t2 = timed(brute_fn, profile)
+        assert ours == brute, f"{test}: disagreement with brute force"
+        ours_t.append(t1)
+        brute_t.append(t2)
+    return {"test": test, "profiles": kind, "models": m, "voters": 20,
+            "s ours": np.median(ours_t), "s brute force": np.median(brute_t)}
+
+
 def main() -> int:
     rng = np.random.default_rng(0)
     rows = []
     for m in range(6, 11):
         for kind, make in [("single-peaked", single_peaked_profile), ("random", random_profile)]:
-            ours_t, brute_t = [], []
-            for _ in range(3 if m >= 9 else 5):
-                profile = make(m, 20, rng)
-                ours, t1 = timed(lambda p: single_peaked_axis(p) is not None, profile)
-                brute, t2 = timed(brute_single_peaked, profile)
-                assert ours == brute, "disagreement with brute force"
-                ours_t.append(t1)
-                brute_t.append(t2)
-            rows.append({"test": "single-peaked", "profiles": kind, "models": m, "voters": 20,
-                         "s ours": np.median(ours_t), "s brute force": np.median(brute_t)})
+            rows.append(against_brute_force("single-peaked", kind, make, single_peaked_axis, brute_single_peaked,
+                                            m, 3 if m >= 9 else 5, rng))
         if m <= 9:
             for kind, make in [("group-separable", group_separable_profile), ("random", random_profile)]:
-                ours_t, brute_t = [], []
-                for _ in range(3):
-                    profile = make(m, 20, rng)
-                    ours, t1 = timed(lambda p: group_separable_tree(p) is not None, profile)
-                    brute, t2 = timed(brute_group_separable, profile)
-                    assert ours == brute, "disagreement with brute force"
-                    ours_t.append(t1)
-                    brute_t.append(t2)
-                rows.append({"test": "group-separable", "profiles": kind, "models": m, "voters": 20,
-                             "s ours": np.median(ours_t), "s brute force": np.median(brute_t)})
+                rows.append(against_brute_force("group-separable", kind, make, group_separable_tree,
+                                                brute_group_separable, m, 3, rng))
         print(f"m = {m} done", file=sys.stderr, flush=True)
     for m in (20, 40, 67):
         for test, make, f in [("single-peaked", single_peaked_profile, single_peaked_axis),
