@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
+from math import comb
 
 import numpy as np
 import pandas as pd
@@ -67,6 +68,49 @@ class TestCardinalExact:
         r = cardinal_sensitivity_exact(s, eps=0.05)
         assert r.optimal
         assert r.n_flipped == brute_cardinal(s, 0.05)
+
+    @pytest.mark.parametrize("seed", range(12))
+    def test_box_search_matches_brute_force(self, seed):
+        s = random_cardinal(seed, n=2 + seed % 4)
+        r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
+        assert r.optimal and r.method == "boxes" and r.upper_bound == r.tau
+        assert r.n_flipped == brute_cardinal(s, 0.05)
+
+    @pytest.mark.parametrize("normalize", ["none", "zscore"])
+    def test_box_search_and_milp_agree_on_larger_instances(self, normalize):
+        for seed in range(8):
+            s = random_cardinal(200 + seed, m=12, n=3 + seed % 3)
+            boxes = cardinal_sensitivity_exact(s, eps=0.02, normalize=normalize, method="boxes")
+            milp = cardinal_sensitivity_exact(s, eps=0.02, normalize=normalize, method="milp")
+            assert boxes.optimal and milp.optimal
+            assert boxes.n_flipped == milp.n_flipped
+
+    def test_box_search_stopped_early_still_bounds_the_maximum(self):
+        s = random_cardinal(17, m=40, n=14)
+        stopped = cardinal_sensitivity_exact(s, eps=0.01, method="boxes", time_limit=0.2)
+        assert not stopped.optimal
+        assert stopped.tau <= stopped.upper_bound
+        best = cardinal_sensitivity(s, eps=0.01, restarts=8, steps=60, seed=1)
+        assert best.tau <= stopped.upper_bound
+
+    def test_box_search_weights_reproduce_the_count(self):
+        s = random_cardinal(4, m=30, n=5)
+        r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
+        after = bv.rank(s @ np.asarray(r.weights))
+        assert r.n_flipped == round(bv.kendall_tau_distance(bv.rank(s.mean(axis=1)), after) * comb(30, 2))
+        assert np.isclose(np.max(r.weights), 1.0) and np.min(r.weights) >= 0.05 * (1 - 1e-9)
+
+    def test_box_search_respects_duplicated_tasks(self):
+        rng = np.random.default_rng(3)
+        base = rng.normal(size=(6, 2))
+        s = np.hstack([base, base[:, [0]], base[:, [0]]])  # task 0 three times: its weight ranges over [3 eps, 3]
+        assert cardinal_sensitivity_exact(s, eps=0.05, method="boxes").n_flipped == brute_cardinal(s, 0.05)
+
+    def test_unknown_method_and_bad_time_limit(self):
+        with pytest.raises(ValueError, match="method"):
+            cardinal_sensitivity_exact(random_cardinal(0), eps=0.05, method="simplex")
+        with pytest.raises(ValueError, match="time_limit"):
+            cardinal_sensitivity_exact(random_cardinal(0), eps=0.05, time_limit=0)
 
     def test_two_tasks_against_a_one_dimensional_sweep(self):
         rng = np.random.default_rng(1)
