@@ -25,24 +25,26 @@ def random_profiles(draw, min_m=3, max_m=6, max_voters=5):
     return [tuple(MODELS[i] for i in draw(st.permutations(range(m)))) for _ in range(n)]
 
 
+def single_peaked_ranking(axis, peak, go_left):
+    """Grow a ranking from ``axis[peak]`` outwards; ``go_left()`` chooses the side while both are open."""
+    lo = hi = peak
+    ranking = [axis[peak]]
+    while len(ranking) < len(axis):
+        if lo > 0 and (hi == len(axis) - 1 or go_left()):
+            lo -= 1
+            ranking.append(axis[lo])
+        else:
+            hi += 1
+            ranking.append(axis[hi])
+    return tuple(ranking)
+
+
 @st.composite
 def single_peaked_profiles(draw, min_m=3, max_m=7, max_voters=6):
     m = draw(st.integers(min_m, max_m))
     axis = [MODELS[i] for i in draw(st.permutations(range(m)))]
-    out = []
-    for _ in range(draw(st.integers(1, max_voters))):
-        lo = hi = draw(st.integers(0, m - 1))
-        ranking = [axis[lo]]
-        while len(ranking) < m:
-            go_left = lo > 0 and (hi == m - 1 or draw(st.booleans()))
-            if go_left:
-                lo -= 1
-                ranking.append(axis[lo])
-            else:
-                hi += 1
-                ranking.append(axis[hi])
-        out.append(tuple(ranking))
-    return out
+    return [single_peaked_ranking(axis, draw(st.integers(0, m - 1)), lambda: draw(st.booleans()))
+            for _ in range(draw(st.integers(1, max_voters)))]
 
 
 @st.composite
@@ -116,18 +118,7 @@ class TestSinglePeaked:
     def test_large_profile_is_fast_enough_and_correct(self):
         rng = np.random.default_rng(0)
         axis = [f"m{k:02d}" for k in range(67)]
-        profile = []
-        for _ in range(20):
-            lo = hi = int(rng.integers(67))
-            r = [axis[lo]]
-            while len(r) < 67:
-                if lo > 0 and (hi == 66 or rng.random() < 0.5):
-                    lo -= 1
-                    r.append(axis[lo])
-                else:
-                    hi += 1
-                    r.append(axis[hi])
-            profile.append(tuple(r))
+        profile = [single_peaked_ranking(axis, int(rng.integers(67)), lambda: rng.random() < 0.5) for _ in range(20)]
         found = single_peaked_axis(profile)
         assert found is not None and is_single_peaked_on(profile, found)
 

@@ -34,7 +34,7 @@ they never rest on the relaxation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import comb
 from typing import Any, Sequence
 
@@ -513,15 +513,14 @@ def cardinal_sensitivity_exact(
         raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
     chosen = np.flatnonzero(res.x[n:] > 0.5)
     a = res.x[:n]
-    if len(chosen):
-        a = _widest_margin(d[chosen], a, lo, hi)
+    a = _widest_margin(d[chosen], a, lo, hi)
     dual = getattr(res, "mip_dual_bound", None)
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
     optimal = res.status == 0
     out = _finish_cardinal(prob, np.clip(a, lo, hi), "milp", upper=min(upper_pairs, k_count) / n_pairs_total,
                            optimal=False, seconds=time.perf_counter() - t0)
     if optimal and out.n_flipped == int(round(-res.fun)):
-        out = _replace(out, optimal=True, upper_bound=out.tau)
+        out = replace(out, optimal=True, upper_bound=out.tau)
     return out
 
 
@@ -530,10 +529,12 @@ def _widest_margin(d: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray)
 
     Maximise t subject to d_k . a + t <= 0; if the optimum is positive the
     reversals are strict and the returned weights keep them so away from any
-    rounding; otherwise ``a`` is returned unchanged.
+    rounding; otherwise (or with no pairs) ``a`` is returned unchanged.
     """
     from scipy.optimize import linprog
 
+    if len(d) == 0:
+        return a
     n = d.shape[1]
     lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d, np.ones((len(d), 1))]), b_ub=np.zeros(len(d)),
                  bounds=list(zip(lo, hi)) + [(None, 1e6)], method="highs")
@@ -599,7 +600,7 @@ def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: fl
     out = _finish_cardinal(prob, np.clip(best_a, lo, hi), "boxes", upper=upper / n_pairs_total,
                            seconds=time.perf_counter() - t0)
     if finished and out.n_flipped == best:
-        out = _replace(out, optimal=True, upper_bound=out.tau)
+        out = replace(out, optimal=True, upper_bound=out.tau)
     return out
 
 
@@ -642,12 +643,6 @@ def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
                     ub.append(0.0)
                     r += 1
     return rows, cols, vals, ub
-
-
-def _replace(obj, **changes):
-    from dataclasses import replace
-
-    return replace(obj, **changes)
 
 
 # --------------------------------------------------------------------------- ordinal
@@ -984,7 +979,7 @@ def ordinal_sensitivity_exact(
     out = _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
                           upper=min(upper_pairs, k_count) / n_pairs, seconds=time.perf_counter() - t0)
     if res.status == 0 and out.n_flipped == int(round(-res.fun)):
-        out = _replace(out, optimal=True, upper_bound=out.tau)
+        out = replace(out, optimal=True, upper_bound=out.tau)
     return out
 
 
