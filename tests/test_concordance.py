@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+import benchvote as bv
 from benchvote import diversity, kendall_w, rank, tie_correction
 from conftest import permutations_of, score_tables, strictly_increasing_transforms
 
@@ -139,3 +140,14 @@ class TestDiversity:
             diversity([[1.0], [2.0]])
         with pytest.raises(ValueError, match="at least 2 models"):
             diversity([[1.0, 2.0]])
+
+
+def test_kendall_w_refuses_ranks_that_are_not_midranks():
+    # audit: column 0 sums like a ranking of three models (1 + 1 + 4 = 6) but a tie must share 1.5 and 1.5
+    with pytest.raises(ValueError, match="midranks"):
+        bv.kendall_w([[1.0, 1.0], [1.0, 2.0], [4.0, 3.0]])
+    # right sum and range, but equal values must carry the mean of their positions: (2, 2, 3, 3) is not (1.5, 1.5, 3.5, 3.5)
+    with pytest.raises(ValueError, match="midranks"):
+        bv.kendall_w([[2.0, 1.0], [2.0, 2.0], [3.0, 3.0], [3.0, 4.0]])
+    ranks = bv.rank(np.array([[2.0, 3.0], [2.0, 2.0], [1.0, 1.0]]))
+    assert bv.kendall_w(ranks) == pytest.approx(bv.kendall_w([[1.5, 1.0], [1.5, 2.0], [3.0, 3.0]]))

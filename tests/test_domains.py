@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchvote.domains import (deepest_ranking, distance_restriction_degree, domain_report, group_separable_tree,
+from benchvote.domains import (average_rank_flips, deepest_ranking, distance_restriction_degree, domain_report, group_separable_tree,
                                is_single_peaked_on, profile_majority, rankings_from_scores, single_peaked_axis,
                                swap_distance, tukey_depth)
 from benchvote.voting import is_transitive
@@ -207,3 +207,16 @@ def test_domain_report_on_the_paradox():
 def test_bad_profiles(bad, message):
     with pytest.raises(ValueError, match=message):
         single_peaked_axis(bad)
+
+
+def test_rankings_from_scores_honours_the_tie_tolerance():
+    # audit defect 8: on GLUE MNLI 84.30000000000001 and 84.3 are a tie, broken by name, not by float noise
+    s = pd.DataFrame({"mnli": [84.30000000000001, 84.3, 1.0]}, index=["z", "y", "x"])
+    assert rankings_from_scores(s) == [("y", "z", "x")]
+    assert rankings_from_scores(s, tie_break="reverse") == [("z", "y", "x")]
+    assert rankings_from_scores(s, tol=0.0) == [("z", "y", "x")]  # exact comparison orders them
+
+
+def test_average_rank_flips_accepts_arrays():
+    s = np.array([[3.0, 1.0], [2.0, 3.0], [1.0, 2.0]])
+    assert average_rank_flips(s, True, [0, 1], [2]) == average_rank_flips(pd.DataFrame(s), True, [0, 1], [2])

@@ -95,7 +95,7 @@ class TestElo:
         assert list(np.argsort(r)) == [0, 1, 2, 3, 4]
         assert bv.kendall_tau_distance(bv.rank(r), bv.rank(bv.mean_win_rate(s))) == 0.0
 
-    @pytest.mark.parametrize("matches, message", [([(0, 0, 1.0)], "invalid"), ([(0, 1, 2.0)], "0, 0.5 or 1")])
+    @pytest.mark.parametrize("matches, message", [([(0, 0, 1.0)], "cannot play itself"), ([(0, 1, 2.0)], "0, 0.5 or 1")])
     def test_bad_matches(self, matches, message):
         with pytest.raises(ValueError, match=message):
             elo(matches, 2)

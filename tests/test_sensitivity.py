@@ -286,3 +286,274 @@ def test_duplicated_tasks_are_merged_exactly(seed):
     assert relaxed.n_flipped <= exact.n_flipped
     w = np.asarray(exact.weights)
     assert np.isclose(w[1], w[2]) and np.isclose(w[2], w[3])  # copies share their weight
+
+
+# --------------------------------------------------------------------------- exhaustive oracles (issue: certificates)
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _exact_chain_ranks(means, tol):
+    """Midranks of exact numbers, highest first; a gap of at most tol joins a tie group (like benchvote.rank)."""
+    order = sorted(range(len(means)), key=lambda i: means[i], reverse=True)
+    ranks, start = [0.0] * len(means), 0
+    for pos in range(1, len(order) + 1):
+        if pos == len(order) or means[order[pos - 1]] - means[order[pos]] > tol:
+            for k in order[start:pos]:
+                ranks[k] = (start + 1 + pos) / 2
+            start = pos
+    return ranks
+
+
+def arrangement_oracle(s, eps, normalize="none", tol=bv.DEFAULT_TIE_TOLERANCE):
+    """Largest number of simultaneously reversed pairs, over every cell of the hyperplane arrangement (n <= 3).
+
+    Independent of the library's solvers and in exact rational arithmetic.  Pair (i, j), i strictly above
+    j in the mean ranking, is reversed by weights alpha when S_j - S_i > tol (S the weighted means): with
+    alpha_t = a_t c_t (c_t = 1, or 1 / std_t for the z-score box) and a in [eps, 1]^n this is
+    g(a) = sum_t a_t c_t (s_jt - s_it - tol) > 0, a hyperplane through the origin.  Only the direction of a
+    matters, so the search runs over the n faces a_t = 1.  On a 2-D face, every open cell of the line
+    arrangement meets some vertical line half-way between two consecutive vertex abscissae, and along that
+    line the count is a step function of v that a sorted sweep of the crossings evaluates exactly.
+    """
+    s = np.asarray(s, dtype=float)
+    m, n = s.shape
+    q = [[Fraction(float(v)) for v in row] for row in s]
+    tol_q = Fraction(float(tol))
+    std = s.std(axis=0)
+    c = [Fraction(1) / Fraction(float(sd)) if normalize == "zscore" else Fraction(1) for sd in std]
+    before = _exact_chain_ranks([sum(row, Fraction(0)) / n for row in q], tol_q)
+    pairs = [(i, j) for i in range(m) for j in range(m) if before[i] < before[j]]
+    if not pairs:
+        return 0
+    coef = [[c[t] * (q[j][t] - q[i][t] - tol_q) for t in range(n)] for i, j in pairs]  # g_k(a) = coef_k . a
+    lo, one = Fraction(float(eps)), Fraction(1)
+    if n == 1:
+        return sum(1 for g in coef if g[0] > 0)
+    best = 0
+    for fixed in range(n):
+        free = [t for t in range(n) if t != fixed]
+        if n == 2:  # g = A + B u on [eps, 1]
+            lines = [(g[fixed], g[free[0]]) for g in coef]
+            cuts = {lo, one} | {-A / B for A, B in lines if B != 0 and lo < -A / B < one}
+            cuts = sorted(cuts)
+            points = cuts + [(x + y) / 2 for x, y in zip(cuts, cuts[1:])]
+            best = max(best, max(sum(1 for A, B in lines if A + B * u > 0) for u in points))
+            continue
+        lines = [(g[fixed], g[free[0]], g[free[1]]) for g in coef]  # g = A + B u + C v on [eps, 1]^2
+        xs = {lo, one}
+        for A, B, C in lines:
+            if B != 0:
+                for v in (lo, one):
+                    u = -(A + C * v) / B
+                    if lo < u < one:
+                        xs.add(u)
+        for (A1, B1, C1), (A2, B2, C2) in combinations(lines, 2):
+            det = B1 * C2 - B2 * C1
+            if det != 0:
+                u = (-A1 * C2 + A2 * C1) / det
+                if lo < u < one:
+                    xs.add(u)
+        xs = sorted(xs)
+        for u in [(x + y) / 2 for x, y in zip(xs, xs[1:])]:
+            count, events = 0, {}
+            for A, B, C in lines:
+                a0 = A + B * u
+                if C == 0:
+                    count += a0 > 0
+                    continue
+                cross = -a0 / C
+                if cross <= lo:
+                    count += C > 0  # positive on the whole segment iff increasing
+                elif cross >= one:
+                    count += C < 0
+                else:
+                    count += C < 0  # positive below the crossing iff decreasing
+                    events[cross] = events.get(cross, 0) + (1 if C > 0 else -1)
+            best = max(best, count)
+            for cross in sorted(events):
+                count += events[cross]
+                best = max(best, count)
+    return best
+
+
+@st.composite
+def small_boards(draw):
+    """Integer, rounded, duplicated and rescaled score tables, n <= 3 tasks and m <= 7 models (6 with 3 tasks)."""
+    n = draw(st.integers(1, 3))
+    m = draw(st.integers(2, 7 if n < 3 else 6))
+    kind = draw(st.sampled_from(["integer", "rounded", "duplicated", "rescaled"]))
+    if kind == "integer":
+        cols = [draw(st.lists(st.integers(0, 5), min_size=m, max_size=m)) for _ in range(n)]
+        s = np.array(cols, dtype=float).T
+    else:
+        cols = [draw(st.lists(st.floats(-3, 3, allow_nan=False), min_size=m, max_size=m)) for _ in range(n)]
+        s = np.round(np.array(cols, dtype=float).T, draw(st.integers(1, 2)))
+        if kind in ("duplicated", "rescaled") and n >= 2:
+            factor = 1.0 if kind == "duplicated" else draw(st.sampled_from([2.5, 100.0, 0.01]))
+            s[:, -1] = s[:, 0] * factor
+    eps = draw(st.sampled_from([0.05, 0.1, 0.3, 0.5, 0.9]))
+    normalize = draw(st.sampled_from(["none", "zscore"]))
+    return s, eps, normalize
+
+
+def _has_constant_task(s):
+    return bool((np.ptp(s, axis=0) <= bv.DEFAULT_TIE_TOLERANCE).any())
+
+
+ORACLE_COUNTS = {"instances": 0, "milp_certified": 0}
+
+
+class TestCardinalAgainstTheArrangement:
+    """Every optimal=True claim and every certified bound, against exhaustive enumeration of the cells."""
+
+    @settings(max_examples=250, deadline=None)
+    @given(small_boards())
+    def test_boxes_auto_and_milp(self, board):
+        s, eps, normalize = board
+        if _has_constant_task(s):
+            with pytest.raises(ValueError, match="constant task"):
+                cardinal_sensitivity_exact(s, eps, normalize=normalize)
+            return
+        truth = arrangement_oracle(s, eps, normalize)
+        pairs = comb(len(s), 2)
+        for method in ("boxes", "auto"):
+            r = cardinal_sensitivity_exact(s, eps, normalize=normalize, method=method, time_limit=30)
+            assert r.optimal, f"{method} left a tiny instance uncertified"
+            assert r.n_flipped == truth, f"{method} claims {r.n_flipped}, the arrangement has {truth}"
+            assert round(r.upper_bound * pairs) == truth
+        mip = cardinal_sensitivity_exact(s, eps, normalize=normalize, method="milp", time_limit=30)
+        assert mip.n_flipped <= truth <= round(mip.upper_bound * pairs)
+        if mip.optimal:
+            assert mip.n_flipped == truth
+        ORACLE_COUNTS["instances"] += 1
+        ORACLE_COUNTS["milp_certified"] += mip.optimal
+
+    def test_oracle_agrees_with_lp_subset_brute_force(self):
+        for seed in range(6):
+            s = random_cardinal(seed, m=5, n=3)
+            assert arrangement_oracle(s, 0.05) == brute_cardinal(s, 0.05)
+
+    def test_oracle_on_the_audit_instances(self):
+        # defect 3: tied integer scores; the true maximum is 2
+        s = np.array([[4, 5, 3], [5, 0, 5], [2, 0, 4], [1, 1, 5], [5, 1, 1], [4, 4, 2]], dtype=float)
+        assert arrangement_oracle(s, 0.5) == 2
+        # defect 2: weights [0.1, 1] reverse the first two models by about 1e-6
+        s = np.array([[10 - 1e-5, 0], [0, 1], [-5, -5]])
+        assert arrangement_oracle(s, 0.1) == 1
+
+
+class TestCertificateRegressions:
+    def test_milp_counts_small_margins_like_the_recount(self):
+        # audit defect 2: the MILP demanded a margin of 1e-6 |d|_1 and "proved" 0 reversals
+        s = np.array([[10 - 1e-5, 0], [0, 1], [-5, -5]])
+        for method in ("milp", "boxes", "auto"):
+            r = cardinal_sensitivity_exact(s, eps=0.1, method=method)
+            assert r.n_flipped == 1 and r.optimal, method
+        assert cardinal_sensitivity_exact(s, eps=0.1, method="milp").upper_bound >= 1 / 3
+
+    def test_box_search_is_not_fooled_by_exact_ties(self):
+        # audit defect 3: float error counted an exact tie as a reversal and pruned the optimum
+        s = np.array([[4, 5, 3], [5, 0, 5], [2, 0, 4], [1, 1, 5], [5, 1, 1], [4, 4, 2]], dtype=float)
+        for method in ("auto", "boxes"):
+            r = cardinal_sensitivity_exact(s, eps=0.5, method=method)
+            assert (r.n_flipped, r.optimal) == (2, True)
+
+    def test_recount_is_exact_and_uses_the_weighted_mean(self):
+        s = random_cardinal(4, m=30, n=5)
+        r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
+        w = np.asarray(r.weights)
+        after = bv.rank(s @ w / w.sum())
+        assert np.array_equal(after, np.asarray(r.ranking_after))
+        assert r.n_flipped == round(bv.kendall_tau_distance(r.ranking_before, r.ranking_after) * comb(30, 2))
+
+    def test_a_pair_within_the_tie_tolerance_is_not_reversed(self):
+        # B can come within 1e-12 of A but never above it: a tie, not a reversal
+        s = np.array([[1.0, 1.0], [1.0 - 1e-12, 1.0 - 1e-12], [0.0, 3.0]])
+        for method in ("boxes", "milp"):
+            r = cardinal_sensitivity_exact(s, eps=0.5, method=method)
+            assert r.ranking_before[0] < r.ranking_before[1] or r.ranking_before[0] == r.ranking_before[1]
+            assert r.n_flipped == arrangement_oracle(s, 0.5)
+        assert bv.rank(s.mean(axis=1))[0] == bv.rank(s.mean(axis=1))[1]  # the library ties A and B
+
+    def test_constant_task_found_by_its_spread(self):
+        # audit defect 6: std of three copies of 55.55555555555556 is 7e-15, not 0
+        s = np.array([[55.55555555555556, 1.0], [55.55555555555556, 2.0], [55.55555555555556, 3.0]])
+        with pytest.raises(ValueError, match="constant task"):
+            default_eps(s)
+        with pytest.raises(ValueError, match="constant task"):
+            cardinal_sensitivity_exact(s, eps=0.1, normalize="zscore")
+
+
+def brute_ordinal_exact(scores, protected, pool):
+    """Every subset of the pool, protected win rates in exact fractions from the raw scores (no library code)."""
+    s = scores.to_numpy(dtype=float)
+    idx = {x: k for k, x in enumerate(scores.index)}
+
+    def rate(a, field):
+        total = Fraction(0)
+        for j in field:
+            if j == a:
+                continue
+            both = ~np.isnan(s[idx[a]]) & ~np.isnan(s[idx[j]])
+            total += Fraction(int((s[idx[a]][both] > s[idx[j]][both]).sum()), int(both.sum()))
+        return total
+
+    def ranks(field):
+        return _exact_chain_ranks([rate(a, field) for a in protected], 0)
+
+    alone = ranks(protected)
+    best, best_set = 0, ()
+    for size in range(len(pool) + 1):
+        for added in combinations(pool, size):
+            after = ranks(protected + list(added))
+            flips = sum(1 for a in range(len(alone)) for b in range(len(alone))
+                        if alone[a] < alone[b] and after[a] > after[b])
+            if flips > best:
+                best, best_set = flips, added
+    return best, best_set
+
+
+class TestOrdinalDisjointCoverage:
+    def test_audit_instance(self):
+        # audit defect 4: the best added set holds D and E, which share no task
+        s = pd.DataFrame([[2, 1, 0], [0, 2, 0], [1, 1, 2], [1, np.nan, np.nan], [np.nan, 1, 2]],
+                         index=list("ABCDE"), dtype=float)
+        truth, best_set = brute_ordinal_exact(s, ["A", "B", "C"], ["D", "E"])
+        assert best_set == ("D", "E")
+        for r in (ordinal_sensitivity_exact(s, ["A", "B", "C"]),
+                  ordinal_sensitivity_exact(s, ["A", "B", "C"], method="milp"),
+                  ordinal_sensitivity(s, ["A", "B", "C"], restarts=4, steps=20)):
+            assert r.n_flipped == truth and set(r.added) == {"D", "E"}
+        assert ordinal_sensitivity_exact(s, ["A", "B", "C"]).optimal
+        with pytest.raises(ValueError, match="protected models explicitly"):
+            default_protected(s)
+
+    @settings(max_examples=120, deadline=None)
+    @given(st.data())
+    def test_exact_solvers_against_brute_force(self, data):
+        p = data.draw(st.integers(2, 4))
+        q = data.draw(st.integers(1, 5))
+        n = data.draw(st.integers(2, 5))
+        values = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=n, max_size=n),
+                                             min_size=p + q, max_size=p + q)), dtype=float)
+        # pool models cover disjoint halves of the tasks, so pool pairs may share no task
+        for k in range(q):
+            hidden = [t for t in range(n) if (t + k) % 2 == 0] if data.draw(st.booleans()) else []
+            if len(hidden) < n:
+                values[p + k, hidden] = np.nan
+        s = pd.DataFrame(values, index=[f"m{i}" for i in range(p + q)])
+        protected, pool = list(s.index[:p]), list(s.index[p:])
+        truth, _ = brute_ordinal_exact(s, protected, pool)
+        for method in ("enumerate", "milp"):
+            r = ordinal_sensitivity_exact(s, protected, method=method)
+            assert r.n_flipped <= truth <= round(r.upper_bound * comb(p, 2))
+            if method == "enumerate":
+                assert r.optimal
+            if r.optimal:
+                assert r.n_flipped == truth
+        after = bv.protected_ranking(s, protected, list(r.added))
+        assert np.array_equal(after.to_numpy(), r.ranking_after.to_numpy())

@@ -13,6 +13,7 @@ from pref_voting.margin_based_methods import ranked_pairs_defeat_tb
 from pref_voting.other_methods import kemeny_young_rankings
 from pref_voting.profiles import Profile
 
+import benchvote as bv
 from benchvote.data import load_table
 from benchvote.voting import (KEMENY_MAX_MODELS, condorcet_cycles, condorcet_winner, copeland, is_transitive,
                               kemeny, majority_counts, majority_relation, margin_matrix, ranked_pairs)
@@ -173,3 +174,26 @@ class TestKemeny:
     def test_label_output(self):
         s = pd.DataFrame({"t": [1.0, 3.0, 2.0]}, index=["x", "y", "z"])
         assert kemeny(s).ranks.to_dict() == {"x": 3.0, "y": 1.0, "z": 2.0}
+
+
+def test_cycle_buffer_ignores_abstaining_tasks():
+    # audit defect 7: task 3 ties B with A and C within the tie tolerance (5e-10); it abstains and must not
+    # set the buffer of the cycle A > B > C > A, which tasks 0-2 carry with gaps of at least 1
+    s = np.array([[3, 1, 2, 0], [2, 3, 1, 5e-10], [1, 2, 3, 0]], dtype=float)
+    (cycle,) = condorcet_cycles(s)
+    assert cycle.buffer == 1.0
+    assert majority_counts(s)[1, 0] == 1  # task 3 does not vote for B over A
+    # with an explicit tolerance the tasks within it abstain as well
+    (cycle,) = condorcet_cycles(s, tolerance=0.5)
+    assert cycle.buffer == 1.0
+
+
+def test_votes_and_buffers_use_one_notion_of_a_tie():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        s = rng.integers(0, 3, size=(5, 7)).astype(float) + rng.choice([0.0, 1e-12], size=(5, 7))
+        counts = majority_counts(s)
+        r = bv.rank(s)
+        assert np.array_equal(counts, (r[:, None, :] < r[None, :, :]).sum(axis=2))
+        for cyc in condorcet_cycles(s):
+            assert cyc.buffer >= 1.0 - 1e-9  # integer gaps only: the 1e-12 noise is a tie, not a vote

@@ -14,6 +14,14 @@ import pandas as pd
 
 __all__ = [
     "ScoreMatrix",
+    "UnknownLabelError",
+    "as_label_list",
+    "as_score_frame",
+    "exact_midranks",
+    "check_choice",
+    "check_number",
+    "check_tol",
+    "constant_tasks",
     "as_score_matrix",
     "as_direction",
     "as_vector",
@@ -91,22 +99,33 @@ def as_score_matrix(
         On a non-numeric, non-2-D, too small, infinite or (unless allowed)
         missing entry, or a duplicated model or task label.
     """
+    if scores is None:
+        raise TypeError(f"{name} must be a models x tasks table (array or DataFrame), got None")
     labelled = isinstance(scores, pd.DataFrame)
     if labelled:
         frame = scores
-        bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+        # duplicated labels first: with them, frame[label] is a frame and every later check misfires
+        for axis_name, labels in (("model", frame.index), ("task", frame.columns)):
+            if labels.has_duplicates:
+                dup = labels[labels.duplicated()].unique().tolist()
+                raise ValueError(f"{name} has duplicated {axis_name} labels: {dup[:5]}")
+        bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
         if bad:
             raise ValueError(
-                f"{name} must be numeric; column(s) {bad[:5]} have non-numeric dtype "
-                f"({', '.join(str(frame[c].dtype) for c in bad[:5])})"
+                f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "
+                f"({', '.join(str(t) for _, t in bad[:5])})"
             )
         models = list(frame.index)
         tasks = list(frame.columns)
         values = frame.to_numpy(dtype=float, na_value=np.nan)
     else:
+        if isinstance(scores, (str, bytes)):
+            raise TypeError(f"{name} must be a models x tasks table (array or DataFrame), got a string")
         try:
             values = np.asarray(scores, dtype=float)
         except (TypeError, ValueError) as exc:
+            if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+                raise ValueError(f"{name} must be a rectangular models x tasks table; its rows have different lengths") from None
             raise ValueError(f"{name} must be numeric: {exc}") from None
         if values.ndim != 2:
             raise ValueError(
@@ -122,12 +141,6 @@ def as_score_matrix(
         raise ValueError(f"{name} needs at least {min_models} models (rows), got {m}")
     if n < min_tasks:
         raise ValueError(f"{name} needs at least {min_tasks} task(s) (columns), got {n}")
-    if len(set(models)) != m:
-        dup = pd.Index(models)[pd.Index(models).duplicated()].unique().tolist()
-        raise ValueError(f"{name} has duplicated model labels: {dup[:5]}")
-    if len(set(tasks)) != n:
-        dup = pd.Index(tasks)[pd.Index(tasks).duplicated()].unique().tolist()
-        raise ValueError(f"{name} has duplicated task labels: {dup[:5]}")
     if np.isinf(values).any():
         raise ValueError(f"{name} contains infinite values at {_describe_cells(np.isinf(values), models, tasks)}")
     missing = np.isnan(values)
@@ -172,6 +185,8 @@ def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | Non
 
 def as_vector(x: Any, *, name: str, length: int | None = None, allow_nan: bool = False, min_length: int = 1) -> np.ndarray:
     """Validate a 1-D numeric vector."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric vector, got {'None' if x is None else 'a string'}")
     if isinstance(x, (pd.Series, pd.Index)):
         x = x.to_numpy(dtype=float, na_value=np.nan)
     try:
@@ -196,3 +211,117 @@ def wrap_models(values: np.ndarray, matrix: ScoreMatrix, name: str) -> np.ndarra
     if matrix.labelled:
         return pd.Series(values, index=pd.Index(matrix.models), name=name)
     return values
+
+
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+    allow_none: bool = False,
+) -> Any:
+    """Validate a numeric parameter and return it as a Python ``float`` (or ``int``).
+
+    Raises :class:`TypeError` when ``value`` is not a real number (a string,
+    ``None``, a bool, an array) and :class:`ValueError` when it is nan,
+    infinite or outside ``[low, high]`` (ends excluded when ``*_open``).
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        kind = "an integer" if integer else "a number"
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r}")
+    if integer:
+        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+        if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite integer, got {value!r}")
+        out: Any = int(value)
+    else:
+        out = float(value)
+        if not np.isfinite(out):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (out < low or (low_open and out == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value!r}")
+    if high is not None and (out > high or (high_open and out == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high:g}, got {value!r}")
+    return out
+
+
+def check_tol(tol: Any, name: str = "tol") -> float:
+    """A tie tolerance: a finite number >= 0."""
+    return check_number(tol, name, low=0.0)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """``value`` must be one of ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+    return value
+
+
+def as_score_frame(scores: Any, **kwargs: Any) -> pd.DataFrame:
+    """Validate like :func:`as_score_matrix` and return a DataFrame (integer labels for arrays)."""
+    mat = as_score_matrix(scores, **kwargs)
+    if mat.labelled:
+        return scores
+    return pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
+
+
+def constant_tasks(values: np.ndarray, tol: float) -> np.ndarray:
+    """Boolean mask of the tasks whose observed scores are all tied (spread at most ``tol``).
+
+    The spread ``max - min`` is exact in floating point, unlike the standard
+    deviation: three copies of 55.55555555555556 have a standard deviation of
+    about 7e-15 but a spread of exactly 0.
+    """
+    observed = ~np.isnan(values)
+    high = np.where(observed, values, -np.inf).max(axis=0)
+    low = np.where(observed, values, np.inf).min(axis=0)
+    spread = np.where(observed.any(axis=0), high - low, 0.0)
+    return ~(spread > tol)
+
+
+class UnknownLabelError(KeyError, ValueError):
+    """A model or task label that is not in the table (both a ``KeyError`` and a ``ValueError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model") -> list:
+    """Validate a list of labels drawn from ``known``: no strings in place of lists, no repeats, no unknowns."""
+    if labels is None:
+        raise TypeError(f"{name} must be a list of {what} labels, got None")
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"{name} must be a list of {what} labels, got the string {labels!r}")
+    try:
+        out = list(labels)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of {what} labels, got {type(labels).__name__}") from None
+    known_set = set(known)
+    unknown = [x for x in out if x not in known_set]
+    if unknown:
+        raise UnknownLabelError(f"{name}: unknown {what}(s) {unknown[:5]}")
+    if len(set(out)) != len(out):
+        dup = pd.Index(out)[pd.Index(out).duplicated()].unique().tolist()
+        raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
+    return out
+
+
+def exact_midranks(values: Sequence, tol: Any = 0) -> np.ndarray:
+    """Midranks (1 = highest) of exact numbers (ints or Fractions); a gap of at most ``tol`` ties."""
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    out = np.empty(len(values))
+    start = 0
+    for pos in range(1, len(order) + 1):
+        if pos == len(order) or values[order[pos - 1]] - values[order[pos]] > tol:
+            for k in order[start:pos]:
+                out[k] = (start + 1 + pos) / 2.0
+            start = pos
+    return out

@@ -306,36 +306,68 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
 
 
 def protected_ranking(
-    scores: pd.DataFrame,
+    scores: Any,
     protected: Sequence,
     added: Sequence = (),
     *,
     higher_is_better: Any = True,
     convention: str = "strict",
+    tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.Series:
-    """Win-rate ranks of the ``protected`` models when ``added`` models also take part.
+    r"""Win-rate ranks of the ``protected`` models when ``added`` models also take part.
 
-    The field of the election is ``protected + added``; the win rates of all
-    its members are computed (:func:`benchvote.mean_win_rate`) and the ranks
-    of the protected models among themselves are returned.
+    The field of the election is ``protected + added``; the win rates of the
+    protected models in that field are compared among themselves.
+
+    With ``convention="strict"`` the win rate of a protected model a is
+    :math:`\frac{1}{|F|}\sum_{j \in F} \mathrm{wins}_{aj}/\mathrm{compared}_{aj}`
+    (:func:`mean_win_rate`); only a's own comparisons enter, so two added
+    models that share no task do not matter, and the sums are compared in
+    exact rational arithmetic (two protected models tie only when their win
+    rates are equal).  This is the ranking that
+    :func:`benchvote.axioms.field_margins` and the ordinal sensitivity
+    solvers decide with integers.  ``convention="quantile"`` ranks the
+    quantile win rates of the whole field (which must then be defined).
 
     Examples
     --------
     >>> import pandas as pd
     >>> s = pd.DataFrame({"t1": [2, 3, 1], "t2": [2, 3, 1], "t3": [3, 1, 2]}, index=list("ABC"))
-    >>> protected_ranking(s, ["A", "B"], convention="quantile").tolist()
+    >>> protected_ranking(s, ["A", "B"]).tolist()
     [2.0, 1.0]
-    >>> protected_ranking(s, ["A", "B"], ["C"], convention="quantile").tolist()
+    >>> protected_ranking(s, ["A", "B"], ["C"]).tolist()
     [1.5, 1.5]
     """
-    protected = list(protected)
-    added = list(added)
+    from fractions import Fraction
+
+    from ._validation import as_label_list, as_score_frame, check_choice, check_tol, exact_midranks
+
+    check_choice(convention, "convention", ("strict", "quantile"))
+    tol = check_tol(tol)
+    frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)
+    protected = as_label_list(protected, "protected", frame.index)
+    added = as_label_list(added, "added", frame.index)
+    if len(protected) < 2:
+        raise ValueError(f"protected needs at least 2 models, got {len(protected)}")
     overlap = set(protected) & set(added)
     if overlap:
         raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
-    unknown = [x for x in protected + added if x not in scores.index]
-    if unknown:
-        raise KeyError(f"unknown model(s) {unknown[:5]}")
-    field = scores.loc[protected + added]
-    rates = mean_win_rate(field, higher_is_better, convention=convention)
-    return rank(rates.loc[protected])
+    field = frame.loc[protected + added]
+    if convention == "quantile":
+        rates = mean_win_rate(field, higher_is_better, convention=convention, tol=tol)
+        return rank(rates.loc[protected], tol=tol)
+    mat = as_score_matrix(field, allow_nan=True)
+    counts = pairwise_wins(mat.values, _direction(mat, higher_is_better), tol=tol)
+    p = len(protected)
+    totals = []
+    for a in range(p):
+        total = Fraction(0)
+        for j in range(len(field)):
+            if j == a:
+                continue
+            if counts.compared[a, j] == 0:
+                raise ValueError(f"{protected[a]!s} and {mat.models[j]!s} share no task with a score; "
+                                 "the win rate of the protected model is undefined")
+            total += Fraction(int(counts.wins[a, j]), int(counts.compared[a, j]))
+        totals.append(total)
+    return pd.Series(exact_midranks(totals), index=pd.Index(protected), name="rank")

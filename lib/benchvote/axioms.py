@@ -36,7 +36,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix
+from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice
 from .aggregation import pairwise_wins
 
 __all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report"]
@@ -153,16 +153,10 @@ def field_margins(
     KeyError
         For labels that are not in ``scores``.
     """
-    if rule not in ("win_rate", "borda"):
-        raise ValueError(f"rule must be 'win_rate' or 'borda', got {rule!r}")
-    if not isinstance(scores, pd.DataFrame):
-        scores = pd.DataFrame(np.asarray(scores, dtype=float))
-    protected, pool = list(protected), list(pool)
-    unknown = [x for x in protected + pool if x not in scores.index]
-    if unknown:
-        raise KeyError(f"unknown model(s) {unknown[:5]}")
-    if len(set(protected)) != len(protected) or len(set(pool)) != len(pool):
-        raise ValueError("protected and pool must not repeat a model")
+    check_choice(rule, "rule", ("win_rate", "borda"))
+    scores = as_score_frame(scores, allow_nan=True)
+    protected = as_label_list(protected, "protected", scores.index)
+    pool = as_label_list(pool, "pool", scores.index)
     if set(protected) & set(pool):
         raise ValueError(f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and in the pool")
     if len(protected) < 2:

@@ -26,9 +26,7 @@ def tie_correction(ranks: Any) -> np.ndarray:
     >>> tie_correction([[1, 1.5], [2, 1.5], [3, 3]])
     array([0., 6.])
     """
-    r = np.asarray(ranks, dtype=float)
-    if r.ndim != 2:
-        raise ValueError(f"ranks must be 2-D (models x tasks), got {r.ndim}-D")
+    r = as_score_matrix(ranks, name="ranks", min_models=1).values
     out = np.zeros(r.shape[1])
     for j in range(r.shape[1]):
         _, counts = np.unique(r[:, j], return_counts=True)
@@ -37,6 +35,9 @@ def tie_correction(ranks: Any) -> np.ndarray:
 
 
 def _check_rank_matrix(r: np.ndarray, labels: list) -> None:
+    """Every column must be a midrank vector: the midranks of its own values (1 = smallest)."""
+    from .ranking import rank
+
     m = r.shape[0]
     expected = m * (m + 1) / 2
     sums = r.sum(axis=0)
@@ -47,8 +48,14 @@ def _check_rank_matrix(r: np.ndarray, labels: list) -> None:
             f"kendall_w expects midranks 1..{m} in every column; column {labels[j]!r} sums to "
             f"{sums[j]:g} instead of {expected:g}. Did you pass scores? Rank them first with benchvote.rank"
         )
-    if (r < 1 - 1e-9).any() or (r > m + 1e-9).any():
-        raise ValueError(f"kendall_w expects ranks between 1 and {m}")
+    own = rank(r, higher_is_better=False)  # the midranks of each column's own values
+    bad = np.flatnonzero(np.abs(own - r).max(axis=0) > 1e-6)
+    if len(bad):
+        j = bad[0]
+        raise ValueError(
+            f"kendall_w expects midranks in every column; column {labels[j]!r} ({r[:, j].tolist()[:8]}) is not one "
+            f"(tied models must share the mean of their positions, e.g. 1.5, 1.5, 3). Rank scores with benchvote.rank"
+        )
 
 
 def kendall_w(ranks: Any, *, correct_ties: bool = True) -> float:

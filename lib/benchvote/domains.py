@@ -28,7 +28,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix
+from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice, check_tol
+from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = [
     "rankings_from_scores",
@@ -67,12 +68,15 @@ def _as_profile(rankings: Any, min_models: int = 3) -> tuple[list, list[list[int
     return models, out
 
 
-def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical") -> list[tuple]:
+def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical",
+                         tol: float = DEFAULT_TIE_TOLERANCE) -> list[tuple]:
     """Strict rankings (best first), one per metric column, with a deterministic tie-break.
 
-    Gordienko et al. break ties between equal scores alphabetically by model
-    name and rerun with the reverse order to see whether a verdict depends on
-    it; ``tie_break="reverse"`` gives the second run.
+    Two models tie on a metric when :func:`benchvote.rank` ties them (scores
+    within ``tol``, so float noise such as 84.30000000000001 against 84.3 is
+    a tie); tied models are ordered by the tie-break.  Gordienko et al. break
+    ties alphabetically by model name and rerun with the reverse order to see
+    whether a verdict depends on it; ``tie_break="reverse"`` gives the second run.
 
     Examples
     --------
@@ -83,18 +87,17 @@ def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break
     >>> rankings_from_scores(s, [True, False], tie_break="reverse")[0]
     ('b', 'a', 'c')
     """
-    if tie_break not in ("alphabetical", "reverse"):
-        raise ValueError(f"tie_break must be 'alphabetical' or 'reverse', got {tie_break!r}")
+    check_choice(tie_break, "tie_break", ("alphabetical", "reverse"))
     mat = as_score_matrix(scores, min_models=1)
     direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    r = rank(mat.values, direction, tol=check_tol(tol))
     names = [str(m) for m in mat.models]
     alpha = np.argsort(np.argsort(names, kind="stable"), kind="stable")  # alphabetical position of each model
     if tie_break == "reverse":
         alpha = -alpha
     out = []
     for j in range(mat.shape[1]):
-        key = mat.values[:, j] if direction[j] else -mat.values[:, j]
-        order = np.lexsort((alpha, -key))  # best score first, ties by name
+        order = np.lexsort((alpha, r[:, j]))  # best rank first, ties by name
         out.append(tuple(mat.models[i] for i in order))
     return out
 
@@ -344,7 +347,12 @@ def tukey_depth(rankings: Any, candidate: Sequence) -> float:
     >>> tukey_depth(pop, ("a", "b", "c"))
     0.6666666666666666
     """
-    models, prof = _as_profile(list(rankings) + [list(candidate)], min_models=2)
+    if rankings is None or candidate is None:
+        raise TypeError("rankings and candidate must be sequences of model labels")
+    rankings = list(rankings)
+    if not rankings:
+        raise ValueError("rankings: the population needs at least one ranking (the depth of an empty population is undefined)")
+    models, prof = _as_profile(rankings + [list(candidate)], min_models=2)
     population, (cand,) = prof[:-1], prof[-1:]
     m = len(models)
     support = _preference_counts(population, m) / len(population)
@@ -501,16 +509,19 @@ def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any, models: Sequ
     []
     """
     from .aggregation import borda
-    from .plotting import flipped_pairs
-    from .ranking import rank
 
-    models, candidates = list(models), list(candidates)
+    scores = as_score_frame(scores)
+    models = as_label_list(models, "models", scores.index)
+    candidates = as_label_list(candidates, "candidates", scores.index)
+    overlap = set(models) & set(candidates)
+    if overlap:
+        raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both in models and candidates")
     base = rank(np.asarray(borda(scores.loc[models], higher_is_better)))
     out = []
     for c in candidates:
         field = borda(scores.loc[models + [c]], higher_is_better)
         after = rank(np.asarray(field)[: len(models)])
-        if flipped_pairs(base, after):
+        if ((base[:, None] < base[None, :]) & (after[:, None] > after[None, :])).any():  # some pair reversed
             out.append(c)
     return out
 

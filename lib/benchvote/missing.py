@@ -39,7 +39,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix, as_vector, wrap_models
+from ._validation import as_direction, as_score_frame, as_score_matrix, as_vector, check_number, wrap_models
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = [
@@ -273,7 +273,7 @@ def two_level_borda(instance_scores: Any, higher_is_better: Any = True, *, tol: 
     labelled = None
     seen_anywhere = None
     for (name, table), hib in zip(tasks, direction):
-        mat = as_score_matrix(table, allow_nan=True, name=f"task {name!s}", allow_empty_rows=True)
+        mat = as_score_matrix(table, allow_nan=True, name=f"instance_scores[{name!s}]", allow_empty_rows=True)
         if models is None:
             models, labelled = mat.models, mat
             seen_anywhere = np.zeros(len(models), dtype=bool)
@@ -367,6 +367,40 @@ def pairwise_confidence(scores: Any, delta: float = 0.05, higher_is_better: Any 
     return PairwiseConfidence(pref, z, half, decided, delta, list(mat.models))
 
 
+def _check_methods(methods: Any, known: Sequence[str]) -> list[str]:
+    if isinstance(methods, str) or methods is None:
+        raise TypeError(f"methods must be a list of method names from {list(known)}, got {methods!r}")
+    methods = list(methods)
+    unknown = [m for m in methods if m not in known]
+    if unknown or not methods:
+        raise ValueError(f"methods: unknown method(s) {unknown} (known: {', '.join(known)})" if unknown
+                         else "methods must name at least one method")
+    return methods
+
+
+def _check_shares(shares: Any) -> list[float]:
+    if shares is None or isinstance(shares, (str, bytes)):
+        raise TypeError(f"shares must be a list of numbers in [0, 1), got {shares!r}")
+    out = [check_number(x, "shares", low=0.0, high=1.0, high_open=True) for x in np.ravel(np.asarray(shares, dtype=object))]
+    if not out:
+        raise ValueError("shares must hold at least one share")
+    return out
+
+
+def _check_instance_tasks(tasks: Any) -> list[np.ndarray]:
+    """Instance-level scores: one systems x instances matrix per task, same systems everywhere."""
+    if tasks is None or isinstance(tasks, (str, bytes, np.ndarray, pd.DataFrame)):
+        raise TypeError("tasks must be a list with one systems x instances matrix per task")
+    tasks = list(tasks)
+    if len(tasks) < 1:
+        raise ValueError("tasks must hold at least one systems x instances matrix, got an empty list")
+    out = [as_score_matrix(t, name=f"tasks[{k}]", allow_nan=True).values for k, t in enumerate(tasks)]
+    rows = {t.shape[0] for t in out}
+    if len(rows) != 1:
+        raise ValueError(f"every task matrix must have the same systems (rows); got row counts {sorted(rows)}")
+    return out
+
+
 def knock_out(scores: pd.DataFrame, share: float, *, seed: int = 0, min_per_task: int = 2) -> pd.DataFrame:
     """Remove a share of the observed cells at random (seeded), keeping every ranking defined.
 
@@ -382,11 +416,11 @@ def knock_out(scores: pd.DataFrame, share: float, *, seed: int = 0, min_per_task
     >>> int(knock_out(s, 0.34, seed=0).isna().sum().sum())
     2
     """
-    if not 0 <= share < 1:
-        raise ValueError(f"share must lie in [0, 1), got {share}")
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame")
-    values = scores.to_numpy(dtype=float).copy()
+    share = check_number(share, "share", low=0.0, high=1.0, high_open=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    min_per_task = check_number(min_per_task, "min_per_task", low=1, integer=True)
+    mat = as_score_matrix(scores, allow_nan=True)
+    values = mat.values.copy()
     rows, cols = np.nonzero(~np.isnan(values))
     target = int(round(share * len(rows)))
     rng = np.random.default_rng(seed)
@@ -403,7 +437,7 @@ def knock_out(scores: pd.DataFrame, share: float, *, seed: int = 0, min_per_task
         per_task[j] -= 1
         per_model[i] -= 1
         removed += 1
-    return pd.DataFrame(values, index=scores.index, columns=scores.columns)
+    return pd.DataFrame(values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
 
 
 def knn_impute(scores: pd.DataFrame, n_neighbors: int = 5) -> pd.DataFrame:
@@ -414,12 +448,13 @@ def knn_impute(scores: pd.DataFrame, n_neighbors: int = 5) -> pd.DataFrame:
     distance over the tasks both models have, rescaled for the number of
     shared tasks; a cell becomes the mean of the neighbours' scores on that task.
     """
+    n_neighbors = check_number(n_neighbors, "n_neighbors", low=1, integer=True)
+    mat = as_score_matrix(scores, allow_nan=True)  # before scikit-learn sees it: inf, strings, empty, labels
+
     from sklearn.impute import KNNImputer
 
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame")
-    filled = KNNImputer(n_neighbors=n_neighbors, weights="uniform", keep_empty_features=True).fit_transform(scores)
-    return pd.DataFrame(filled, index=scores.index, columns=scores.columns)
+    filled = KNNImputer(n_neighbors=n_neighbors, weights="uniform", keep_empty_features=True).fit_transform(mat.values)
+    return pd.DataFrame(filled, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
 
 
 def robustness_study(
@@ -448,11 +483,11 @@ def robustness_study(
     """
     from .ranking import kendall_tau_distance
 
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame")
-    unknown = set(methods) - {"mean", "partial_borda", "knn_mean"}
-    if unknown:
-        raise ValueError(f"unknown method(s) {sorted(unknown)}")
+    scores = as_score_frame(scores, allow_nan=True)
+    methods = _check_methods(methods, ("mean", "partial_borda", "knn_mean"))
+    shares = _check_shares(shares)
+    repetitions = check_number(repetitions, "repetitions", low=1, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
     direction = as_direction(higher_is_better, scores.shape[1],
                              list(scores.columns) if isinstance(higher_is_better, pd.Series) else None)
     oriented = scores * np.where(direction, 1.0, -1.0)
@@ -519,13 +554,16 @@ def instance_robustness(
     """
     from .ranking import kendall_tau_distance
 
-    tasks = [np.asarray(t, dtype=float) for t in tasks]
+    tasks = _check_instance_tasks(tasks)
+    methods = _check_methods(methods, ("mean", "partial_borda", "two_level_borda"))
+    shares = _check_shares(shares)
+    repetitions = check_number(repetitions, "repetitions", low=1, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    scale_task = check_number(scale_task, "scale_task", low=0.0, low_open=True, allow_none=True)
     n_sys, n_tasks = tasks[0].shape[0], len(tasks)
     reference = _instance_rankings(tasks, methods)
     rows = []
     for share in shares:
-        if not 0 <= share < 1:
-            raise ValueError(f"shares must lie in [0, 1), got {share}")
         for rep in range(repetitions):
             rng = np.random.default_rng(seed + rep)
             work = [t.copy() for t in tasks]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_vector
+from ._validation import as_direction, as_vector, check_choice, check_tol
 
 __all__ = ["rank", "kendall_tau_distance", "max_rank_change", "DEFAULT_TIE_TOLERANCE"]
 
@@ -100,16 +100,20 @@ def rank(
     >>> rank([0.1 + 0.2, 0.3, 0.0])
     array([1.5, 1.5, 3. ])
     """
-    if tol < 0 or not np.isfinite(tol):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol}")
-    if nan_policy not in ("raise", "omit"):
-        raise ValueError(f"nan_policy must be 'raise' or 'omit', got {nan_policy!r}")
+    tol = check_tol(tol)
+    check_choice(nan_policy, "nan_policy", ("raise", "omit"))
+    if scores is None:
+        raise TypeError("scores must be a vector or a models x tasks table, got None")
     if axis not in (0, 1, -1, -2):
         raise ValueError(f"axis must be 0 or 1, got {axis}")
 
     index = columns = None
     if isinstance(scores, pd.DataFrame):
-        bad = [c for c in scores.columns if not pd.api.types.is_numeric_dtype(scores[c])]
+        for axis_name, labels in (("row", scores.index), ("column", scores.columns)):
+            if labels.has_duplicates:
+                raise ValueError(f"scores has duplicated {axis_name} labels: "
+                                 f"{labels[labels.duplicated()].unique().tolist()[:5]}")
+        bad = [c for c, t in zip(scores.columns, scores.dtypes) if not pd.api.types.is_numeric_dtype(t)]
         if bad:
             raise ValueError(f"scores must be numeric; column(s) {bad[:5]} are not")
         index, columns = scores.index, scores.columns
@@ -118,9 +122,13 @@ def rank(
         index = scores.index
         values = as_vector(scores, name="scores", allow_nan=True)
     else:
+        if isinstance(scores, (str, bytes)):
+            raise TypeError("scores must be a vector or a models x tasks table, got a string")
         try:
             values = np.asarray(scores, dtype=float)
         except (TypeError, ValueError) as exc:
+            if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+                raise ValueError("scores must be rectangular; its rows have different lengths") from None
             raise ValueError(f"scores must be numeric: {exc}") from None
     if values.ndim not in (1, 2):
         raise ValueError(f"scores must be 1-D or 2-D, got {values.ndim} dimensions")

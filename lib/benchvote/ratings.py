@@ -181,16 +181,30 @@ def elo(matches: Sequence[tuple[int, int, float]], n_models: int, *, k: float = 
     >>> elo([(0, 1, 1.0)], 2, k=32).tolist()
     [1516.0, 1484.0]
     """
-    if n_models < 2:
-        raise ValueError("need at least 2 models")
-    if k <= 0 or scale <= 0:
-        raise ValueError("k and scale must be positive")
-    ratings = np.full(n_models, float(initial))
-    for i, j, s in matches:
-        if not (0 <= i < n_models and 0 <= j < n_models) or i == j:
-            raise ValueError(f"invalid match ({i}, {j})")
+    from ._validation import check_number
+
+    n_models = check_number(n_models, "n_models", low=2, integer=True)
+    k = check_number(k, "k", low=0.0, low_open=True)
+    scale = check_number(scale, "scale", low=0.0, low_open=True)
+    initial = check_number(initial, "initial")
+    if matches is None or isinstance(matches, (str, bytes)):
+        raise TypeError("matches must be a sequence of (i, j, result) triples")
+    checked = []
+    for t, match in enumerate(matches):
+        try:
+            i, j, s = match
+        except (TypeError, ValueError):
+            raise ValueError(f"matches[{t}] must be a triple (i, j, result), got {match!r}") from None
+        i = check_number(i, f"matches[{t}] model index i", low=0, high=n_models - 1, integer=True)
+        j = check_number(j, f"matches[{t}] model index j", low=0, high=n_models - 1, integer=True)
+        if i == j:
+            raise ValueError(f"matches[{t}]: a model cannot play itself ({i}, {j})")
+        s = check_number(s, f"matches[{t}] result")
         if s not in (0.0, 0.5, 1.0):
-            raise ValueError(f"a match result must be 0, 0.5 or 1, got {s}")
+            raise ValueError(f"matches[{t}]: a match result must be 0, 0.5 or 1, got {s}")
+        checked.append((i, j, s))
+    ratings = np.full(n_models, float(initial))
+    for i, j, s in checked:
         expected = 1.0 / (1.0 + 10 ** ((ratings[j] - ratings[i]) / scale))
         ratings[i] += k * (s - expected)
         ratings[j] -= k * (s - expected)

@@ -34,17 +34,19 @@ they never rest on the relaxation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from fractions import Fraction
 from math import comb
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix
+from ._validation import (as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice, check_number,
+                          check_tol, constant_tasks, exact_midranks)
 from .aggregation import mean_win_rate
 from .axioms import field_margins
-from .ranking import kendall_tau_distance, max_rank_change, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, max_rank_change, rank
 
 __all__ = [
     "default_eps",
@@ -67,8 +69,32 @@ def _task_std(values: np.ndarray) -> np.ndarray:
     return values.std(axis=0, ddof=0)
 
 
-def default_eps(scores: Any) -> float:
+def _check_no_constant_task(mat: Any, tol: float) -> None:
+    const = constant_tasks(mat.values, tol)
+    if const.any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(const)]
+        raise ValueError(
+            f"scores has constant task(s) {bad[:5]}: every model ties on them (spread <= tol = {tol:g}), "
+            "so label noise cannot change them and the weight box is undefined; remove them first"
+        )
+
+
+def default_eps(scores: Any, *, tol: float = DEFAULT_TIE_TOLERANCE) -> float:
     r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})` over the task standard deviations.
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+        Models x tasks, no missing cells.
+    tol : float
+        Tie tolerance: a task whose scores all lie within ``tol`` of each other
+        is constant (its spread is tested, which is exact in floating point,
+        not its standard deviation, which is not).
+
+    Raises
+    ------
+    ValueError
+        On a constant task (the ratio is then undefined).
 
     Examples
     --------
@@ -78,10 +104,9 @@ def default_eps(scores: Any) -> float:
     0.001
     """
     mat = as_score_matrix(scores)
+    tol = check_tol(tol)
+    _check_no_constant_task(mat, tol)
     std = _task_std(mat.values)
-    if (std == 0).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
-        raise ValueError(f"constant task(s) {bad[:5]}: label noise cannot change them and the default eps is undefined")
     return float(min(0.01, std.min() / std.max()))
 
 
@@ -116,6 +141,9 @@ class CardinalSensitivity:
         Whether ``tau`` is proven to be the maximum.
     seconds : float
         Wall-clock time of the computation.
+    tol : float
+        Tie tolerance of both rankings: a pair counts as reversed only when the
+        two rankings order it strictly opposite ways (see the module docstring).
     """
 
     tau: float
@@ -131,52 +159,106 @@ class CardinalSensitivity:
     upper_bound: float | None = None
     optimal: bool = False
     seconds: float = 0.0
+    tol: float = DEFAULT_TIE_TOLERANCE
 
 
 @dataclass
 class _CardinalProblem:
-    """A cardinal sensitivity instance with identical task columns merged.
+    r"""A cardinal sensitivity instance in the form every solver shares.
 
-    k identical columns with weights in [eps, 1] act exactly like one column
-    whose weight ranges over [k eps, k] (give every copy the same share), so
-    the search runs over one weight per distinct column, with its own bounds.
+    **The one notion of "reversed".**  Weights :math:`\alpha` on the
+    published scores give the weighted means
+    :math:`S_i(\alpha) = \sum_t \alpha_t s_{it} / \sum_t \alpha_t`; the ranking
+    after the change is ``rank(S, tol)`` and the ranking before is
+    ``rank(S(1), tol)`` (the plain mean), both computed in exact rational
+    arithmetic (:func:`_exact_ranks`).  A pair is *reversed* when the two
+    rankings order it strictly opposite ways; a pair tied in either ranking is
+    not reversed.  This is the count reported everywhere.
+
+    The solvers work with the necessary condition for pair (i, j), i above j
+    before: :math:`S_j - S_i > \mathrm{tol}`, which is linear in the weights,
+    :math:`d_k \cdot a < 0` with :math:`d_k = x_i - x_j + \mathrm{tol}\,\nu`
+    (:math:`\nu_g` = how much one unit of weight on column g adds to
+    :math:`\sum_t \alpha_t`).  Because the reversed pairs of ``rank`` always
+    satisfy it, a bound on the number of pairs that satisfy it bounds the
+    count; a result is proven optimal only when the exact recount of the
+    returned weights reaches that bound.
+
+    Columns with identical published scores are merged: k copies with weights
+    in [eps, 1] act exactly like one column whose weight ranges over
+    [k eps, k] (give every copy the same share).
     """
 
     mat: Any
     std: np.ndarray
     eps: float
+    tol: float
     normalize: str
     before: np.ndarray
     x: np.ndarray  # models x distinct columns (standardised for "zscore")
+    nu: np.ndarray  # per distinct column: contribution of one unit of weight to sum(alpha)
     lo: np.ndarray
     hi: np.ndarray
     groups: list  # original column indices of each distinct column
+    upper_i: np.ndarray  # ordered pairs (upper_i[k] above lower_j[k] before)
+    lower_j: np.ndarray
+    d: np.ndarray  # pairs x distinct columns: pair k satisfies the linear condition when d[k] . a < 0
+    slack: np.ndarray  # per pair: a bound on the floating-point error of d[k] . a over the box
+
+    def robust_count(self, a: np.ndarray) -> int:
+        """Pairs that satisfy the linear condition at ``a`` beyond any rounding (a lower bound)."""
+        return int((self.d @ a < -self.slack).sum())
 
 
-def _cardinal_setup(scores: Any, eps: float | None, normalize: str) -> _CardinalProblem:
-    if normalize not in ("none", "zscore"):
-        raise ValueError(f"normalize must be 'none' or 'zscore', got {normalize!r}")
+def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndarray:
+    """Midranks of the weighted means of the rows, in exact rational arithmetic.
+
+    Every float is a rational number, so :math:`\\sum_t w_t s_{it} / \\sum_t w_t`
+    and the gaps between consecutive means are computed without rounding; a
+    gap of at most ``tol`` joins two models in a tie group, exactly as
+    :func:`benchvote.rank` does with its floating-point means.
+    """
+    w = [Fraction(float(v)) for v in weights]
+    total = sum(w, Fraction(0))
+    means = [sum((wt * Fraction(float(s)) for wt, s in zip(w, row) if wt), Fraction(0)) / total for row in values]
+    return exact_midranks(means, Fraction(float(tol)))
+
+
+def _cardinal_setup(scores: Any, eps: float | None, normalize: str, tol: float) -> _CardinalProblem:
+    check_choice(normalize, "normalize", ("none", "zscore"))
     mat = as_score_matrix(scores)
+    tol = check_tol(tol)
+    _check_no_constant_task(mat, tol)
     std = _task_std(mat.values)
-    if (std == 0).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
-        raise ValueError(f"constant task(s) {bad[:5]}: remove them first (label noise cannot change a constant task)")
     if eps is None:
-        eps = default_eps(mat.values)
-    if not (0 < eps < 1):
-        raise ValueError(f"eps must lie in (0, 1), got {eps}")
-    x = mat.values / std if normalize == "zscore" else mat.values
-    _, first, inverse = np.unique(x.T, axis=0, return_index=True, return_inverse=True)
+        eps = default_eps(mat.values, tol=tol)
+    eps = check_number(eps, "eps", low=0.0, high=1.0, low_open=True, high_open=True)
+    # merge columns with identical published scores (so also identical standard deviations)
+    _, first, inverse = np.unique(mat.values.T, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(first)  # keep the distinct columns in their original order
     groups = [np.flatnonzero(inverse.ravel() == g) for g in order]
+    cols = [g[0] for g in groups]
     counts = np.array([len(g) for g in groups], dtype=float)
-    before = rank(mat.values.mean(axis=1))
-    return _CardinalProblem(mat=mat, std=std, eps=float(eps), normalize=normalize, before=before,
-                            x=x[:, [g[0] for g in groups]], lo=eps * counts, hi=counts, groups=groups)
+    if normalize == "zscore":
+        x = mat.values[:, cols] / std[cols]
+        nu = 1.0 / std[cols]
+    else:
+        x = mat.values[:, cols]
+        nu = np.ones(len(cols))
+    lo, hi = eps * counts, counts
+    before = _exact_ranks(mat.values, np.ones(mat.shape[1]), tol)
+    upper_i, lower_j = np.nonzero(before[:, None] < before[None, :])
+    d = x[upper_i] - x[lower_j] + tol * nu
+    # d . a for a in the box is computed from rounded inputs with n products and sums; this bounds the error
+    magnitude = (np.abs(x[upper_i]) + np.abs(x[lower_j]) + tol * nu) @ hi
+    slack = (len(cols) + 4) * 2.0 ** -50 * magnitude
+    return _CardinalProblem(mat=mat, std=std, eps=eps, tol=tol, normalize=normalize, before=before, x=x, nu=nu,
+                            lo=lo, hi=hi, groups=groups, upper_i=upper_i, lower_j=lower_j, d=d, slack=slack)
 
 
 def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, restarts: int = 0,
-                     upper: float | None = None, optimal: bool = False, seconds: float = 0.0) -> CardinalSensitivity:
+                     upper: int | None = None, finished: bool = False, seconds: float = 0.0) -> CardinalSensitivity:
+    """Recount ``merged`` weights exactly; proven optimal when the search finished and the count meets ``upper``."""
     mat = prob.mat
     a = np.empty(mat.shape[1])
     for g, cols in enumerate(prob.groups):
@@ -184,17 +266,22 @@ def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, re
     a = np.clip(a, prob.eps, 1.0)
     alpha = a / prob.std if prob.normalize == "zscore" else a
     alpha = alpha / alpha.max()
-    after = rank(mat.values @ alpha)
     before = prob.before
-    tau = kendall_tau_distance(before, after)
+    after = _exact_ranks(mat.values, alpha, prob.tol)
+    n_flipped = int(((before[:, None] < before[None, :]) & (after[:, None] > after[None, :])).sum())
     n_pairs = comb(len(before), 2)
+    optimal = False
+    if upper is not None:
+        upper = max(int(upper), n_flipped)
+        optimal = finished and n_flipped == upper
     wrap = (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name)) \
         if mat.labelled else (lambda v, name: v)
-    return CardinalSensitivity(tau=tau, mrc=max_rank_change(before, after), n_flipped=int(round(tau * n_pairs)),
+    return CardinalSensitivity(tau=n_flipped / n_pairs, mrc=max_rank_change(before, after), n_flipped=n_flipped,
                                weights=wrap(alpha, "weights"), ranking_before=wrap(before, "before"),
                                ranking_after=wrap(after, "after"), eps=prob.eps, normalize=prob.normalize,
-                               method=method, restarts=restarts, upper_bound=upper, optimal=optimal,
-                               seconds=seconds)
+                               method=method, restarts=restarts,
+                               upper_bound=None if upper is None else upper / n_pairs, optimal=optimal,
+                               seconds=seconds, tol=prob.tol)
 
 
 def _coordinate_polish(d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator,
@@ -255,6 +342,7 @@ def cardinal_sensitivity(
     polish_top: int = 8,
     polish_starts: int | None = None,
     seed: int = 0,
+    tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> CardinalSensitivity:
     r"""Cardinal sensitivity: the paper's hinge relaxation (Algorithm 1), batched, then an exact coordinate search.
 
@@ -302,12 +390,15 @@ def cardinal_sensitivity(
         tasks), from 128 on small leaderboards to 16 on the largest.
     seed : int
         Seeds every random choice; equal seeds give equal results.
+    tol : float
+        Tie tolerance of the rankings before and after (see :class:`_CardinalProblem`:
+        a pair is reversed only when it is strictly ordered the other way).
 
     Returns
     -------
     CardinalSensitivity
         A lower bound on the true maximum (``optimal`` is False); the value is
-        recomputed from the returned weights with :func:`benchvote.rank`.
+        recounted exactly from the returned weights.
 
     Examples
     --------
@@ -322,18 +413,27 @@ def cardinal_sensitivity(
     import torch
 
     t0 = time.perf_counter()
-    prob = _cardinal_setup(scores, eps, normalize)
+    prob = _cardinal_setup(scores, eps, normalize, tol)
+    restarts = check_number(restarts, "restarts", low=1, integer=True)
+    steps = check_number(steps, "steps", low=0, integer=True)
+    polish_top = check_number(polish_top, "polish_top", low=0, integer=True)
+    polish_starts = check_number(polish_starts, "polish_starts", low=0, integer=True, allow_none=True)
+    lr = check_number(lr, "lr", low=0.0, low_open=True)
+    lam = check_number(lam, "lam", low=0.0)
+    seed = check_number(seed, "seed", low=0, integer=True)
     x, before, lo_np, hi_np = prob.x, prob.before, prob.lo, prob.hi
     m, n = x.shape
-    n_ordered = int((before[:, None] < before[None, :]).sum())
+    n_ordered = len(prob.d)
     if polish_starts is None:
         polish_starts = int(np.clip(2e6 / max(1, n_ordered * n), 16, 128))
-    if restarts < 1 or steps < 0 or polish_starts < 0 or polish_top < 0:
-        raise ValueError("restarts must be >= 1, steps, polish_top and polish_starts >= 0")
+    if n_ordered == 0:  # every model ties with every other: nothing to reverse
+        return _finish_cardinal(prob, hi_np.copy(), "relaxation", seconds=time.perf_counter() - t0)
     xs = torch.tensor(x, dtype=torch.float64)
     lo, span = torch.tensor(lo_np), torch.tensor(hi_np - lo_np)
-    i_np, j_np = np.nonzero(before[:, None] < before[None, :])  # strictly ordered pairs: i above j
+    i_np, j_np = prob.upper_i, prob.lower_j  # strictly ordered pairs: i above j
     i_idx, j_idx = torch.tensor(i_np), torch.tensor(j_np)
+    d_t = torch.tensor(prob.d.T.copy(), dtype=torch.float64)  # (columns, pairs): reversed where a @ d_t < 0
+    slack_t = torch.tensor(prob.slack, dtype=torch.float64)
     gen = torch.Generator().manual_seed(int(seed))
     theta = torch.randn(restarts, n, generator=gen, dtype=torch.float64) * 2.0
     theta[0] = 0.0  # one restart starts from the middle of the box
@@ -342,7 +442,6 @@ def cardinal_sensitivity(
     rank_gap = torch.tensor(before[j_np] - before[i_np], dtype=torch.float64)
     pair_weight = torch.where(weighted[:, None], rank_gap[None, :], torch.ones_like(rank_gap)[None, :])
     opt = torch.optim.Adam([theta], lr=lr)
-    tiny = float(np.abs(x).max()) * 1e-9
     best_counts = torch.full((restarts,), -1, dtype=torch.long)
     best_a = torch.ones(restarts, n, dtype=torch.float64)
     with torch.no_grad():
@@ -352,7 +451,7 @@ def cardinal_sensitivity(
             total = a.sum(dim=1, keepdim=True)
             s = (a @ xs.T) / total  # (R, m)
             diff = s[:, i_idx] - s[:, j_idx]  # (R, pairs): s_i - s_j, i originally above j
-            counts = (diff < -tiny).sum(dim=1)  # j now strictly above i
+            counts = (a @ d_t < -slack_t).sum(dim=1)  # j now above i by more than tol (the shared notion)
             better = counts > best_counts
             best_counts[better] = counts[better]
             best_a[better] = a[better]
@@ -373,9 +472,8 @@ def cardinal_sensitivity(
     if polish:
         rng = np.random.default_rng(seed)
         starts += [np.exp(rng.uniform(np.log(lo_np), np.log(hi_np))) for _ in range(polish_starts)]
-        d = x[i_np] - x[j_np]
-        results = [_coordinate_polish(d, np.clip(a0, lo_np, hi_np), lo_np, hi_np, rng) for a0 in starts]
-        best = max(results, key=lambda r: r[1])[0]
+        results = [_coordinate_polish(prob.d, np.clip(a0, lo_np, hi_np), lo_np, hi_np, rng) for a0 in starts]
+        best = max((r[0] for r in results), key=prob.robust_count)
         method = "relaxation+polish"
         total_restarts = restarts + polish_starts
     else:
@@ -392,15 +490,25 @@ def cardinal_sensitivity_exact(
     time_limit: float = 60.0,
     triangle_cuts: bool | None = None,
     seed: int = 0,
+    tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> CardinalSensitivity:
     r"""Cardinal sensitivity computed exactly: the true maximum, or certified bounds.
 
-    Two exact methods are offered; both return a certified upper bound when
-    they stop at ``time_limit``.
+    **What is counted.**  Pair (i, j), i above j in the mean-score ranking,
+    is reversed by weights :math:`\alpha` when ``rank(S(alpha), tol)`` puts j
+    strictly above i, :math:`S` being the weighted means; pairs tied before or
+    after never count.  The count of the returned weights is recomputed in
+    exact rational arithmetic.  Both solvers bound the number of pairs that
+    satisfy the necessary linear condition :math:`S_j - S_i > \mathrm{tol}`,
+    i.e. :math:`d_k \cdot a < 0` with :math:`d_k = x_i - x_j + \mathrm{tol}\,\nu`
+    (see :class:`_CardinalProblem`); ``optimal`` is set only when the exact
+    recount reaches that bound, so a proven maximum holds for exactly the
+    definition of the recount.  Bounds are computed with a margin that covers
+    floating-point error, so rounding can make them looser but never wrong.
 
     **Branch and bound over weight boxes** (``method="boxes"``).  Pair
-    :math:`k` can be reversed somewhere in a box :math:`[l, h]` of weights only
-    if :math:`\min_{a \in [l, h]} d_k \cdot a = \sum_t \min(d_{kt} l_t, d_{kt} h_t) < 0`,
+    :math:`k` can satisfy the condition somewhere in a box :math:`[l, h]` of
+    weights only if :math:`\min_{a \in [l, h]} d_k \cdot a = \sum_t \min(d_{kt} l_t, d_{kt} h_t) < 0`,
     so the number of such pairs bounds the count over the whole box, and the
     count at the box's centre is achieved.  Boxes whose bound does not beat the
     best count found are discarded; the others are halved along the weight
@@ -412,23 +520,23 @@ def cardinal_sensitivity_exact(
     number of models, and slow beyond about ten tasks.
 
     **Mixed-integer program** (``method="milp"``), for many tasks and few models.
-
-    Pair :math:`k = (i, j)` with :math:`i` originally above :math:`j` and
-    :math:`d_k = x_i - x_j` is reversed exactly when :math:`d_k \cdot a < 0`.
-    With one binary :math:`y_k` per pair and the weights :math:`a \in [\varepsilon, 1]^n`,
+    With one binary :math:`y_k` per pair and the weights :math:`a` in the box,
 
     .. math::
 
-        \max \sum_k y_k \quad\text{s.t.}\quad d_k \cdot a \le -\delta_k + M_k (1 - y_k),
+        \max \sum_k y_k \quad\text{s.t.}\quad d_k \cdot a \le \sigma_k + (M_k - \sigma_k)(1 - y_k),
 
-    where :math:`M_k = \sum_t \max(d_{kt}, \varepsilon d_{kt}) + \delta_k` is
-    the tightest big-M over the box and :math:`\delta_k` a small strictness
-    margin.  Pairs that cannot be reversed even alone
-    (:math:`\sum_t \min(d_{kt}, \varepsilon d_{kt}) \ge 0`) are left out, and
-    for up to 40 models the transitivity of the new order adds triangle cuts
-    :math:`y_{ij} + y_{jk} - y_{ik} \le 1` and :math:`y_{ik} \le y_{ij} + y_{jk}`.
-    After solving, a linear program maximises the smallest margin of the
-    chosen reversals to certify that all of them are strict.
+    where :math:`M_k = \sum_t \max(d_{kt} l_t, d_{kt} h_t)` is the tightest
+    big-M over the box and :math:`\sigma_k \ge 0` the floating-point margin:
+    the program is a relaxation of the count, never a restriction, so its dual
+    bound is a valid upper bound.  Pairs that cannot be reversed even alone are
+    left out, and for up to 40 models the transitivity of the new ranking adds
+    triangle cuts :math:`y_{ij} + y_{jk} - y_{ik} \le 1` and
+    :math:`y_{ik} \le y_{ij} + y_{jk}` (both hold for tie groups of ``rank``).
+    After solving, a linear program maximises the smallest margin of the chosen
+    reversals and the result is recounted; a pair that the solver could only
+    bring to a tie (within its own tolerance) is not counted, and the result is
+    then reported with its bound but not as optimal.
 
     Parameters
     ----------
@@ -446,6 +554,8 @@ def cardinal_sensitivity_exact(
         MILP only: add transitivity cuts (default: for up to 40 models).
     seed : int
         Seeds the coordinate search that provides the first incumbent (boxes only).
+    tol : float
+        Tie tolerance of the rankings before and after.
 
     Returns
     -------
@@ -465,35 +575,43 @@ def cardinal_sensitivity_exact(
     """
     import time
 
+    t0 = time.perf_counter()
+    check_choice(method, "method", ("auto", "boxes", "milp"))
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    if triangle_cuts is not None and not isinstance(triangle_cuts, (bool, np.bool_)):
+        raise TypeError(f"triangle_cuts must be True, False or None, got {triangle_cuts!r}")
+    prob = _cardinal_setup(scores, eps, normalize, tol)
+    if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
+        return _finish_cardinal(prob, prob.hi.copy(), "boxes" if method == "auto" else method, upper=0,
+                                finished=True, seconds=time.perf_counter() - t0)
+    if method == "boxes" or (method == "auto" and prob.x.shape[1] <= 10):
+        return _cardinal_boxes(prob, time_limit, seed, t0)
+    return _cardinal_milp(prob, time_limit, triangle_cuts, t0)
+
+
+def _cardinal_milp(prob: _CardinalProblem, time_limit: float, triangle_cuts: bool | None,
+                   t0: float) -> CardinalSensitivity:
+    """The mixed-integer program of :func:`cardinal_sensitivity_exact`."""
+    import time
+
     from scipy import sparse
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    t0 = time.perf_counter()
-    if method not in ("auto", "boxes", "milp"):
-        raise ValueError(f"method must be 'auto', 'boxes' or 'milp', got {method!r}")
-    if not time_limit > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
-    prob = _cardinal_setup(scores, eps, normalize)
-    x, before, lo, hi = prob.x, prob.before, prob.lo, prob.hi
-    m, n = x.shape
-    if method == "boxes" or (method == "auto" and n <= 10):
-        return _cardinal_boxes(prob, time_limit, seed, t0)
-    pairs = [(i, j) for i in range(m) for j in range(m) if before[i] < before[j]]
-    d_all = np.array([x[i] - x[j] for i, j in pairs]).reshape(len(pairs), n)
-    lowest = np.minimum(d_all * lo, d_all * hi).sum(axis=1)  # most negative d . a over the box
-    can = lowest < 0 if len(pairs) else np.zeros(0, dtype=bool)
-    cand = [p for p, ok in zip(pairs, can) if ok]
-    d = d_all[can]
-    n_pairs_total = comb(m, 2)
-    if not cand:
-        return _finish_cardinal(prob, hi.copy(), "milp", upper=0.0, optimal=True, seconds=time.perf_counter() - t0)
+    lo, hi, before = prob.lo, prob.hi, prob.before
+    m, n = prob.x.shape
+    lowest = np.minimum(prob.d * lo, prob.d * hi).sum(axis=1)  # most negative d . a over the box
+    can = lowest < prob.slack  # pairs that may be reversible (rounding resolved in their favour)
+    if not can.any():
+        return _finish_cardinal(prob, hi.copy(), "milp", upper=0, finished=True, seconds=time.perf_counter() - t0)
+    cand = list(zip(prob.upper_i[can].tolist(), prob.lower_j[can].tolist()))
+    d, sigma = prob.d[can], prob.slack[can]
     k_count = len(cand)
-    delta = 1e-6 * np.abs(d).sum(axis=1) + 1e-12
-    big_m = np.maximum(d * lo, d * hi).sum(axis=1) + delta
-    # variables: a (n), y (k)
-    rows = [sparse.hstack([sparse.csr_matrix(d), sparse.diags(big_m)]).tocsr()]
+    big_m = np.maximum(d * lo, d * hi).sum(axis=1) + sigma
+    # variables: a (n), y (k); row k: d_k . a + (M_k - sigma_k) y_k <= M_k
+    rows = [sparse.hstack([sparse.csr_matrix(d), sparse.diags(big_m - sigma)]).tocsr()]
     lb = [np.full(k_count, -np.inf)]
-    ub = [big_m - delta]
+    ub = [big_m]
     if triangle_cuts is None:
         triangle_cuts = m <= 40
     if triangle_cuts:
@@ -512,53 +630,55 @@ def cardinal_sensitivity_exact(
     if res.x is None:
         raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
     chosen = np.flatnonzero(res.x[n:] > 0.5)
-    a = res.x[:n]
-    a = _widest_margin(d[chosen], a, lo, hi)
+    a = _widest_margin(prob, d[chosen], np.clip(res.x[:n], lo, hi))
     dual = getattr(res, "mip_dual_bound", None)
-    upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
-    optimal = res.status == 0
-    out = _finish_cardinal(prob, np.clip(a, lo, hi), "milp", upper=min(upper_pairs, k_count) / n_pairs_total,
-                           optimal=False, seconds=time.perf_counter() - t0)
-    if optimal and out.n_flipped == int(round(-res.fun)):
-        out = replace(out, optimal=True, upper_bound=out.tau)
-    return out
+    upper = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    return _finish_cardinal(prob, a, "milp", upper=min(upper, k_count), finished=res.status == 0,
+                            seconds=time.perf_counter() - t0)
 
 
-def _widest_margin(d: np.ndarray, a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Weights in the box that reverse every pair of ``d`` with the widest margin.
+def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Weights in the box that satisfy every condition of ``d`` with the widest margin.
 
-    Maximise t subject to d_k . a + t <= 0; if the optimum is positive the
-    reversals are strict and the returned weights keep them so away from any
-    rounding; otherwise (or with no pairs) ``a`` is returned unchanged.
+    Maximise t subject to d_k . a + t <= 0 (a in the box).  The solution keeps
+    every chosen reversal away from rounding; it is used only when it is at
+    least as good as ``a`` by the robust count (otherwise, or with no pairs,
+    ``a`` is returned unchanged).
     """
     from scipy.optimize import linprog
 
     if len(d) == 0:
         return a
     n = d.shape[1]
-    lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d, np.ones((len(d), 1))]), b_ub=np.zeros(len(d)),
-                 bounds=list(zip(lo, hi)) + [(None, 1e6)], method="highs")
-    return lp.x[:n] if lp.status == 0 and -lp.fun > 0 else a
+    scale = np.abs(d).max(axis=1, keepdims=True)  # rows of comparable size for the LP
+    lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d / scale, np.ones((len(d), 1))]), b_ub=np.zeros(len(d)),
+                 bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)], method="highs")
+    if lp.status != 0 or -lp.fun <= 0:
+        return a
+    wide = np.clip(lp.x[:n], prob.lo, prob.hi)
+    return wide if prob.robust_count(wide) >= prob.robust_count(a) else a
 
 
 def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: float,
                     cells: float = 2e7) -> CardinalSensitivity:
-    """Branch and bound over boxes of weights (see :func:`cardinal_sensitivity_exact`)."""
+    """Branch and bound over boxes of weights (see :func:`cardinal_sensitivity_exact`).
+
+    Pruning compares a box's bound (pairs that may satisfy the condition
+    somewhere in it, rounding resolved in their favour) with the incumbent's
+    robust count (pairs that satisfy it beyond rounding), so float error can
+    only keep a box open, never discard the optimum.
+    """
     import time
 
-    x, before, lo, hi = prob.x, prob.before, prob.lo, prob.hi
-    m, n = x.shape
-    upper_i, lower_j = np.nonzero(before[:, None] < before[None, :])
-    d = x[upper_i] - x[lower_j]  # pair k is reversed when d_k . a < 0
-    n_pairs_total = comb(m, 2)
-    if len(d) == 0:
-        return _finish_cardinal(prob, hi.copy(), "boxes", upper=0.0, optimal=True, seconds=time.perf_counter() - t0)
+    lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
+    n = d.shape[1]
     d_pos, d_neg, d_abs = np.maximum(d, 0.0), np.minimum(d, 0.0), np.abs(d)
     # first incumbent: exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
-    best_a, best = hi.copy(), int((d @ hi < 0).sum())
+    best_a, best = hi.copy(), prob.robust_count(hi)
     for _ in range(8):
-        a, count = _coordinate_polish(d, np.exp(rng.uniform(np.log(lo), np.log(hi))), lo, hi, rng)
+        a, _ = _coordinate_polish(d, np.exp(rng.uniform(np.log(lo), np.log(hi))), lo, hi, rng)
+        count = prob.robust_count(a)
         if count > best:
             best_a, best = a, count
     # one face per weight: a_t at its upper end
@@ -572,10 +692,10 @@ def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: fl
             break
         lo_b, hi_b = box_lo[-batch:], box_hi[-batch:]
         box_lo, box_hi = box_lo[:-batch], box_hi[:-batch]
-        reachable = (d_pos @ lo_b.T + d_neg @ hi_b.T) < 0  # pairs x boxes: reversible somewhere in the box
+        reachable = (d_pos @ lo_b.T + d_neg @ hi_b.T) < slack[:, None]  # pairs x boxes: possible somewhere in the box
         bound = reachable.sum(axis=0)
         centre = (lo_b + hi_b) / 2
-        at_centre = (d @ centre.T < 0).sum(axis=0)
+        at_centre = (d @ centre.T < -slack[:, None]).sum(axis=0)
         k = int(np.argmax(at_centre))
         if at_centre[k] > best:
             best_a, best = centre[k], int(at_centre[k])
@@ -583,25 +703,21 @@ def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: fl
         if not keep.any():
             continue
         lo_b, hi_b, reachable = lo_b[keep], hi_b[keep], reachable[:, keep]
-        undecided = reachable & ((d_pos @ hi_b.T + d_neg @ lo_b.T) > 0)  # sign changes inside the box
-        slack = (d_abs.T @ undecided) * (hi_b - lo_b).T  # weights x boxes: how much each width loosens the bound
-        t = np.argmax(slack, axis=0)
+        undecided = reachable & ((d_pos @ hi_b.T + d_neg @ lo_b.T) > -slack[:, None])  # sign changes inside
+        width = d_abs.T @ undecided  # weights x boxes: how much each width loosens the bound
+        split = np.argmax(width * (hi_b - lo_b).T, axis=0)
         rows = np.arange(len(lo_b))
-        mid = (lo_b[rows, t] + hi_b[rows, t]) / 2
+        mid = (lo_b[rows, split] + hi_b[rows, split]) / 2
         left_hi, right_lo = hi_b.copy(), lo_b.copy()
-        left_hi[rows, t], right_lo[rows, t] = mid, mid
+        left_hi[rows, split], right_lo[rows, split] = mid, mid
         box_lo = np.concatenate([box_lo, lo_b, right_lo])
         box_hi = np.concatenate([box_hi, left_hi, hi_b])
     upper = best
     for start in range(0, len(box_lo), batch):  # bound over the boxes left open at the time limit
-        reachable = (d_pos @ box_lo[start:start + batch].T + d_neg @ box_hi[start:start + batch].T) < 0
+        reachable = (d_pos @ box_lo[start:start + batch].T + d_neg @ box_hi[start:start + batch].T) < slack[:, None]
         upper = max(upper, int(reachable.sum(axis=0).max()))
-    best_a = _widest_margin(d[d @ best_a < 0], best_a, lo, hi)
-    out = _finish_cardinal(prob, np.clip(best_a, lo, hi), "boxes", upper=upper / n_pairs_total,
-                           seconds=time.perf_counter() - t0)
-    if finished and out.n_flipped == best:
-        out = replace(out, optimal=True, upper_bound=out.tau)
-    return out
+    best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
+    return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
 
 
 def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
@@ -651,16 +767,25 @@ def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
 def default_protected(scores: Any, higher_is_better: Any = True, share: float = 0.2) -> list:
     """The top ``share`` of the models by strict mean win rate (at least 2): Zhang & Hardt's protected set.
 
+    Raises
+    ------
+    ValueError
+        When two models share no task (the strict win rates, and so the
+        default protected set, are undefined: pass ``protected`` explicitly).
+
     Examples
     --------
     >>> default_protected([[5.0], [4.0], [3.0], [2.0], [1.0]], share=0.4)
     [0, 1]
     """
-    if not 0 < share < 1:
-        raise ValueError(f"share must lie in (0, 1), got {share}")
+    share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
     mat = as_score_matrix(scores, allow_nan=True)
-    rates = np.asarray(mean_win_rate(mat.values, as_direction(higher_is_better, mat.shape[1],
-                       mat.tasks if isinstance(higher_is_better, pd.Series) else None)))
+    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    try:
+        rates = np.asarray(mean_win_rate(mat.values, direction))
+    except ValueError as exc:
+        raise ValueError(f"the default protected set (top {share:.0%} by strict mean win rate) is undefined: {exc}. "
+                         "Pass the protected models explicitly") from None
     order = np.argsort(-rates, kind="stable")
     p = max(2, int(mat.shape[0] * share))
     return [mat.models[i] for i in order[:p]]
@@ -707,11 +832,10 @@ class OrdinalSensitivity:
 
 
 def _ordinal_setup(scores, protected, higher_is_better):
-    if not isinstance(scores, pd.DataFrame):
-        scores = pd.DataFrame(np.asarray(scores, dtype=float))
+    scores = as_score_frame(scores, allow_nan=True)
     if protected is None:
         protected = default_protected(scores, higher_is_better)
-    protected = list(protected)
+    protected = as_label_list(protected, "protected", scores.index)
     if len(protected) < 2:
         raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
     pool = [x for x in scores.index if x not in set(protected)]
@@ -723,17 +847,27 @@ def _ordinal_setup(scores, protected, higher_is_better):
 
 def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None,
                     optimal=False, seconds=0.0):
-    from .aggregation import protected_ranking
+    """Recount an added set exactly from the field margins (integers; only protected models' comparisons enter).
 
-    added = tuple(pool[k] for k in sorted(chosen))
-    before = protected_ranking(scores, protected, higher_is_better=higher_is_better)
-    after = protected_ranking(scores, protected, list(added), higher_is_better=higher_is_better)
-    tau = kendall_tau_distance(before.to_numpy(), after.to_numpy())
+    A protected pair is reversed when its integer margin changes sign strictly;
+    a pair tied before or after never counts (the notion every ordinal solver uses).
+    """
+    chosen = sorted(int(k) for k in chosen)
+    added = tuple(pool[k] for k in chosen)
+    own = [int(v) for v in np.ravel(fm.own)]
+    after_totals = [own[a] + sum(int(fm.contrib[a, k]) for k in chosen) for a in range(len(protected))]
+    before = pd.Series(exact_midranks(own), index=pd.Index(protected), name="before")
+    after = pd.Series(exact_midranks(after_totals), index=pd.Index(protected), name="after")
+    b, f = before.to_numpy(), after.to_numpy()
+    n_flipped = int(((b[:, None] < b[None, :]) & (f[:, None] > f[None, :])).sum())
     n_pairs = comb(len(protected), 2)
-    return OrdinalSensitivity(tau=tau, mrc=max_rank_change(before.to_numpy(), after.to_numpy()),
-                              n_flipped=int(round(tau * n_pairs)), added=added, protected=protected,
-                              ranking_before=before, ranking_after=after, method=method, restarts=restarts,
-                              upper_bound=upper, optimal=optimal, seconds=seconds, pool=pool)
+    if upper is not None:
+        upper = max(int(upper), n_flipped)
+        optimal = optimal and n_flipped == upper
+        upper = upper / n_pairs
+    return OrdinalSensitivity(tau=n_flipped / n_pairs, mrc=max_rank_change(b, f), n_flipped=n_flipped, added=added,
+                              protected=protected, ranking_before=before, ranking_after=after, method=method,
+                              restarts=restarts, upper_bound=upper, optimal=optimal, seconds=seconds, pool=pool)
 
 
 def _ordered_pairs(fm):
@@ -824,8 +958,12 @@ def ordinal_sensitivity(
     import torch
 
     t0 = time.perf_counter()
-    if restarts < 1 or steps < 0:
-        raise ValueError("restarts must be >= 1 and steps >= 0")
+    restarts = check_number(restarts, "restarts", low=1, integer=True)
+    steps = check_number(steps, "steps", low=0, integer=True)
+    kicks = check_number(kicks, "kicks", low=0, integer=True)
+    lr = check_number(lr, "lr", low=0.0, low_open=True)
+    lam = check_number(lam, "lam", low=0.0)
+    seed = check_number(seed, "seed", low=0, integer=True)
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
     p, q = len(protected), len(pool)
     if not (np.asarray(fm.base, dtype=float) > 0).any():  # every protected pair ties: nothing can be reversed
@@ -922,16 +1060,16 @@ def ordinal_sensitivity_exact(
     import time
 
     t0 = time.perf_counter()
-    if method not in ("auto", "enumerate", "milp"):
-        raise ValueError(f"method must be 'auto', 'enumerate' or 'milp', got {method!r}")
+    check_choice(method, "method", ("auto", "enumerate", "milp"))
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    max_enumeration = check_number(max_enumeration, "max_enumeration", low=0, high=26, integer=True)
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
     q = len(pool)
     a_idx, b_idx = _ordered_pairs(fm)
-    n_pairs = comb(len(protected), 2)
     if method == "auto":
         method = "enumerate" if q <= max_enumeration else "milp"
     if len(a_idx) == 0:
-        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, method, upper=0.0, optimal=True,
+        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, method, upper=0, optimal=True,
                                seconds=time.perf_counter() - t0)
     base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
     inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
@@ -954,7 +1092,7 @@ def ordinal_sensitivity_exact(
                 best_count, best_mask = int(counts[k]), int(masks[k])
         chosen = [k for k in range(q) if best_mask >> k & 1]
         return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "enumeration",
-                               upper=best_count / n_pairs, optimal=True, seconds=time.perf_counter() - t0)
+                               upper=best_count, optimal=True, seconds=time.perf_counter() - t0)
 
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -976,11 +1114,10 @@ def ordinal_sensitivity_exact(
     chosen = list(np.flatnonzero(res.x[:q] > 0.5))
     dual = getattr(res, "mip_dual_bound", None)
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
-    out = _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
-                          upper=min(upper_pairs, k_count) / n_pairs, seconds=time.perf_counter() - t0)
-    if res.status == 0 and out.n_flipped == int(round(-res.fun)):
-        out = replace(out, optimal=True, upper_bound=out.tau)
-    return out
+    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
+    # the added set is recounted exactly and proven optimal only when the recount meets that bound
+    return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
+                           upper=min(upper_pairs, k_count), optimal=res.status == 0, seconds=time.perf_counter() - t0)
 
 
 # --------------------------------------------------------------------------- diversity companions
@@ -1012,8 +1149,12 @@ def subset_agreement(
     """
     from itertools import combinations
 
-    if kind not in ("cardinal", "ordinal"):
-        raise ValueError(f"kind must be 'cardinal' or 'ordinal', got {kind!r}")
+    check_choice(kind, "kind", ("cardinal", "ordinal"))
+    samples = check_number(samples, "samples", low=1, integer=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    if sizes is None or isinstance(sizes, (str, bytes)):
+        raise TypeError(f"sizes must be a list of subset sizes, got {sizes!r}")
+    sizes = [check_number(k, "sizes", low=1, integer=True) for k in sizes]
     mat = as_score_matrix(scores, allow_nan=kind == "ordinal")
     direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
     n = mat.shape[1]
@@ -1079,9 +1220,12 @@ def no_intercept_fit(x: Any, y: Any) -> tuple[float, float]:
     """
     from scipy.stats import pearsonr
 
-    xa = np.asarray(x, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    if xa.shape != ya.shape or xa.ndim != 1 or len(xa) < 3:
-        raise ValueError("x and y must be 1-D of the same length, at least 3 points")
+    from ._validation import as_vector
+
+    xa = as_vector(x, name="x", min_length=3)
+    ya = as_vector(y, name="y", length=len(xa))
+    if np.ptp(xa) == 0 or np.ptp(ya) == 0:
+        which = "x" if np.ptp(xa) == 0 else "y"
+        raise ValueError(f"{which} is constant: the slope through the origin may exist but Pearson's r is undefined")
     slope = float(xa @ ya / (xa @ xa))
     return slope, float(pearsonr(xa, ya).statistic)

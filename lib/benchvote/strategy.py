@@ -113,17 +113,25 @@ def water_filling(
     >>> r.allocation.tolist(), r.active.tolist(), r.level
     ([1.0, 0.0], [True, False], 2.0)
     """
+    from ._validation import check_number
+
+    if marginal_returns is None or isinstance(marginal_returns, (str, bytes)):
+        raise TypeError("marginal_returns must be a sequence of callables")
     fps = list(marginal_returns)
     if not fps:
-        raise ValueError("need at least one task")
-    if not (np.isfinite(budget) and budget > 0):
-        raise ValueError(f"budget must be a positive number, got {budget}")
+        raise ValueError("marginal_returns needs at least one task")
+    bad = [i for i, fp in enumerate(fps) if not callable(fp)]
+    if bad:
+        raise TypeError(f"marginal_returns must hold callables; entry {bad[0]} is {type(fps[bad[0]]).__name__}")
+    budget = check_number(budget, "budget", low=0.0, low_open=True)
+    tol = check_number(tol, "tol", low=0.0, low_open=True)
+    check_points = check_number(check_points, "check_points", low=2, integer=True)
     inv = list(inverses) if inverses is not None else [None] * len(fps)
     if len(inv) != len(fps):
         raise ValueError("inverses must have one entry (or None) per task")
     grid = np.linspace(0.0, budget, check_points)
     for i, fp in enumerate(fps):
-        values = np.array([fp(float(x)) for x in grid])
+        values = np.array([fp(float(x)) for x in grid], dtype=float)
         if not np.isfinite(values[1:]).all():
             raise ValueError(f"marginal return of task {i} is not finite on (0, budget]")
         finite = values[np.isfinite(values)]
@@ -139,11 +147,13 @@ def water_filling(
                 out[i] = 0.0 if fp(0.0) <= level else float(np.clip(g(level), 0.0, budget))
         return out
 
-    starts = np.array([fp(0.0) for fp in fps])
-    ends = np.array([fp(budget) for fp in fps])
+    starts = np.array([fp(0.0) for fp in fps], dtype=float)
+    ends = np.array([fp(budget) for fp in fps], dtype=float)
+    # bracket the water level: at `hi` no task gets effort, below `lo` every task takes the whole budget
     hi = float(np.max(np.where(np.isfinite(starts), starts, np.max(ends) + 1e6)))
     lo = float(np.min(ends))
-    # effort(level) is non-increasing in level: effort(hi) = 0, effort(lo) >= budget
+    lo -= max(1.0, abs(lo)) * 1e-6  # strictly below every flat stretch, so effort(lo) is the largest allocation
+    # effort(level) is non-increasing in level; bisect until the bracket is tight
     for _ in range(4000):
         if hi - lo <= tol * (1 + abs(lo)):
             break
@@ -153,15 +163,21 @@ def water_filling(
             lo = mid
         else:
             hi = mid
-    x = effort(hi)  # the side of the bracket that does not overspend
+    # At the water level a task with a flat stretch of marginal return (a linear f) can take any effort
+    # between its allocation just above the level and just below it.  The allocations at the two ends of
+    # the bracket both satisfy the KKT conditions up to the bracket's width; the one mix of them that
+    # spends exactly the budget is optimal (effort flows to the flat tasks, not to one of them by chance).
+    x_hi, x_lo = effort(hi), effort(lo)
+    spend_hi, spend_lo = x_hi.sum(), x_lo.sum()
+    if spend_lo - spend_hi > 1e-12 * budget:
+        theta = float(np.clip((budget - spend_hi) / (spend_lo - spend_hi), 0.0, 1.0))
+        x = x_hi + theta * (x_lo - x_hi)
+    else:
+        x = x_hi
     x[x < 1e-9 * budget] = 0.0
     total = x.sum()
-    if total <= 0:
+    if total <= 0:  # cannot happen for a bracket that spends the budget below, kept as a guard
         x[np.argmax(starts)] = budget
-    elif budget - total > 1e-6 * budget:
-        # flat stretches of marginal return (linear f): the rest goes to the best task at the current allocation
-        best = int(np.argmax([fp(float(xi)) if xi < budget else -np.inf for fp, xi in zip(fps, x)]))
-        x[best] += budget - total
     else:
         x = x * (budget / total)  # remove the bisection's last rounding
     active = x > 0

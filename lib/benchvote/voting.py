@@ -16,8 +16,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix, wrap_models
-from .aggregation import borda, pairwise_wins
+from ._validation import as_direction, as_score_matrix, check_number, wrap_models
+from .aggregation import borda
+from .ranking import rank
 
 __all__ = [
     "majority_counts",
@@ -61,16 +62,25 @@ def majority_counts(scores: Any, higher_is_better: Any = True, *, tolerance: flo
            [2, 1, 0]])
     """
     mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
+    return _beats(mat.values, _direction(mat, higher_is_better), tolerance).sum(axis=2).astype(np.int64)
+
+
+def _beats(values: np.ndarray, direction: np.ndarray, tolerance: float | None) -> np.ndarray:
+    """``beats[i, j, k]``: task k votes for model i over model j (the one notion every rule here counts).
+
+    With ``tolerance=None`` a task votes by its ranking (:func:`benchvote.rank`,
+    whose tie tolerance absorbs float noise; ties abstain); with a number, by a
+    score difference larger than ``tolerance``.  Missing scores abstain.
+    """
+    tolerance = check_number(tolerance, "tolerance", low=0.0, allow_none=True)
     if tolerance is None:
-        return pairwise_wins(mat.values, _direction(mat, higher_is_better)).wins
-    if tolerance < 0 or not np.isfinite(tolerance):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance}")
-    sign = np.where(_direction(mat, higher_is_better), 1.0, -1.0)
-    s = mat.values * sign
+        r = rank(values, direction, nan_policy="omit")
+        with np.errstate(invalid="ignore"):
+            return (r[:, None, :] < r[None, :, :]) & ~np.isnan(r[:, None, :]) & ~np.isnan(r[None, :, :])
+    s = values * np.where(direction, 1.0, -1.0)
     diff = s[:, None, :] - s[None, :, :]
     with np.errstate(invalid="ignore"):
-        counts = np.nansum(diff > tolerance, axis=2)
-    return counts.astype(np.int64)
+        return np.nan_to_num(diff, nan=-np.inf) > tolerance
 
 
 def _direction(mat, higher_is_better):
@@ -125,9 +135,15 @@ def is_transitive(relation: Any) -> bool:
     >>> is_transitive([[0, 1, 0], [0, 0, 1], [1, 0, 0]])
     False
     """
-    r = np.asarray(relation, dtype=bool)
-    if r.ndim != 2 or r.shape[0] != r.shape[1]:
-        raise ValueError("relation must be a square boolean matrix")
+    if relation is None:
+        raise TypeError("relation must be a square boolean matrix, got None")
+    raw = np.asarray(relation)
+    if raw.ndim != 2 or raw.shape[0] != raw.shape[1]:
+        raise ValueError(f"relation must be a square boolean matrix, got shape {raw.shape}")
+    if raw.dtype != bool:
+        if raw.dtype.kind not in "iuf" or not np.isin(raw, [0, 1]).all():
+            raise ValueError(f"relation must hold booleans (or 0/1), got dtype {raw.dtype}")
+    r = raw.astype(bool)
     two_steps = (r.astype(np.int64) @ r.astype(np.int64)) > 0
     return bool(not (two_steps & ~r).any())
 
@@ -193,22 +209,18 @@ def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tolerance: fl
     """
     mat = as_score_matrix(scores, allow_nan=True)
     direction = _direction(mat, higher_is_better)
-    counts = majority_counts(mat.values, direction, tolerance=tolerance)
+    votes = _beats(mat.values, direction, tolerance)  # the tasks that vote, and for whom
+    counts = votes.sum(axis=2)
     margins = counts - counts.T
     beats = margins > 0
     # beats[a, b] & beats[b, c] & beats[c, a]; keep each cycle once (a is its smallest index)
     a, b, c = np.nonzero(beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :])
     keep = (a < b) & (a < c)
-    sign = np.where(direction, 1.0, -1.0)
-    s = mat.values * sign
-    tol = 0.0 if tolerance is None else tolerance
+    s = mat.values * np.where(direction, 1.0, -1.0)
     out = []
     for i, j, k in zip(a[keep], b[keep], c[keep]):
-        gaps = []
-        for x, y in ((i, j), (j, k), (k, i)):
-            d = s[x] - s[y]
-            support = d[(d > tol) & ~np.isnan(d)]
-            gaps.append(float(support.min()))
+        # the buffer of a defeat: the smallest score gap among the tasks that vote for it (abstainers excluded)
+        gaps = [float((s[x] - s[y])[votes[x, y]].min()) for x, y in ((i, j), (j, k), (k, i))]
         out.append(CondorcetCycle(models=(mat.models[i], mat.models[j], mat.models[k]),
                                   margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
                                   buffer=min(gaps)))
