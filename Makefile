@@ -13,15 +13,17 @@ help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
 	@echo "make test         build the book, then run every test (library, notebooks, site in Chromium)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
-	@echo "make test-fast    library and notebook-pairing tests only, no build, no browser"
+	@echo "make test-fast    library and notebook-pairing tests only, no build, no browser, no live JupyterLab"
 	@echo "make sync         refresh the .ipynb twins from the .md notebooks"
 	@echo "make bench        speed and agreement tables against the reference implementations (bench/)"
 
-$(STAMP): requirements.txt requirements-data.txt pyproject.toml
+$(STAMP): requirements.txt requirements-data.txt pyproject.toml scripts/usable_requirements.py
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: Python 3.11 is required"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	@mkdir -p _build
+	$(PYTHON) scripts/usable_requirements.py requirements.txt > _build/requirements.txt
+	$(BIN)/pip install --quiet -r _build/requirements.txt
 	$(BIN)/pip install --quiet --no-deps -r requirements-data.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
@@ -46,17 +48,14 @@ test: book
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test-fast: env
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site"
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live"
 
 sync: env
 	$(BIN)/jupytext --sync $(NOTEBOOKS)
 
 lock:
-	rm -rf /tmp/benchvote-lock && $(PYTHON) -m venv /tmp/benchvote-lock
-	/tmp/benchvote-lock/bin/pip install --quiet --upgrade pip
-	/tmp/benchvote-lock/bin/pip install --quiet -r requirements.in
-	(echo "# Generated from requirements.in by 'make lock' (pip freeze in a fresh venv, Python 3.11). Do not edit by hand."; \
-	 /tmp/benchvote-lock/bin/pip freeze | sed 's/^torch==\(.*\)+cpu$$/torch==\1/') > requirements.txt
+	$(PYTHON) scripts/lock.py requirements.in requirements.txt
+	$(PYTHON) scripts/lock.py requirements-binder.in requirements-binder.txt
 
 bench: env
 	$(BIN)/python bench/run_all.py

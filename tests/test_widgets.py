@@ -158,7 +158,11 @@ def test_effort_explorer_updates_the_allocation():
     summary = [h for h in find(box, widgets.HTML) if "Water level" in h.value][0]
     assert "1 of 2 tasks get effort" in summary.value
     sliders = {s.description: s for s in find(box, widgets.FloatSlider)}
+    initial = summary.value
     sliders["hard: a"].value = 5.0  # the hard task now starts with a return of 5 > the level
     assert "2 of 2 tasks get effort" in summary.value
+    (reset,) = [b for b in find(box, widgets.Button) if b.description == "reset"]
+    reset.click()
+    assert summary.value == initial and sliders["hard: a"].value == pytest.approx(0.5)
     with pytest.raises(ValueError, match="positive"):
         effort_explorer([1.0], [-1.0], ["x"])

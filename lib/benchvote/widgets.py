@@ -125,7 +125,7 @@ def label_noise_sliders(scores: pd.DataFrame, *, top: int = 15, eps: float | Non
 
     def redraw(*_: Any) -> None:
         alpha = np.array([s.value for s in sliders])
-        after = rank(values @ alpha)
+        after = rank(values @ alpha / alpha.sum())  # the weighted mean, as in benchvote.sensitivity
         tau = kendall_tau_distance(before, after)
         summary.value = (f"All {len(before)} models: Kendall tau distance <b>{tau:.3f}</b>, "
                          f"max rank change <b>{max_rank_change(before, after):.3f}</b>.")
@@ -383,8 +383,18 @@ def effort_explorer(returns_at_zero: Sequence[float], curvature: Sequence[float]
             fig.tight_layout()
             plt.show()
 
+    reset = widgets.Button(description="reset", tooltip="back to the chapter's return curves")
+
+    def restore(_: Any) -> None:
+        for s, v in zip(scale + bend, list(a_init) + list(b0)):
+            s.unobserve(redraw, names="value")
+            s.value = float(v)
+            s.observe(redraw, names="value")
+        redraw()
+
     for s in scale + bend:
         s.observe(redraw, names="value")
+    reset.on_click(restore)
     redraw()
     rows = [widgets.HBox([sa, sb]) for sa, sb in zip(scale, bend)]
-    return widgets.VBox([widgets.HTML("<b>Return curves f(x) = a log(1 + b x):</b>"), *rows, summary, out])
+    return widgets.VBox([widgets.HTML("<b>Return curves f(x) = a log(1 + b x):</b>"), *rows, reset, summary, out])
