@@ -18,7 +18,8 @@ import pytest
 
 import benchvote as bv
 from benchvote import axioms, concordance, domains, missing, normalization, ratings, sensitivity, spectrum, strategy, voting
-from benchvote._validation import UnknownLabelError, as_label_list, check_number, constant_tasks, exact_midranks
+from benchvote._validation import UnknownLabelError, as_label_list, check_number, constant_tasks
+from benchvote.ranking import exact_midranks
 
 PACKAGE = Path(bv.__file__).resolve().parent
 

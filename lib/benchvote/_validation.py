@@ -17,7 +17,8 @@ __all__ = [
     "UnknownLabelError",
     "as_label_list",
     "as_score_frame",
-    "exact_midranks",
+    "as_float_array",
+    "check_frame",
     "check_choice",
     "check_number",
     "check_tol",
@@ -104,29 +105,12 @@ def as_score_matrix(
     labelled = isinstance(scores, pd.DataFrame)
     if labelled:
         frame = scores
-        # duplicated labels first: with them, frame[label] is a frame and every later check misfires
-        for axis_name, labels in (("model", frame.index), ("task", frame.columns)):
-            if labels.has_duplicates:
-                dup = labels[labels.duplicated()].unique().tolist()
-                raise ValueError(f"{name} has duplicated {axis_name} labels: {dup[:5]}")
-        bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
-        if bad:
-            raise ValueError(
-                f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "
-                f"({', '.join(str(t) for _, t in bad[:5])})"
-            )
+        check_frame(frame, name, ("model", "task"))
         models = list(frame.index)
         tasks = list(frame.columns)
         values = frame.to_numpy(dtype=float, na_value=np.nan)
     else:
-        if isinstance(scores, (str, bytes)):
-            raise TypeError(f"{name} must be a models x tasks table (array or DataFrame), got a string")
-        try:
-            values = np.asarray(scores, dtype=float)
-        except (TypeError, ValueError) as exc:
-            if "inhomogeneous" in str(exc) or "sequence" in str(exc):
-                raise ValueError(f"{name} must be a rectangular models x tasks table; its rows have different lengths") from None
-            raise ValueError(f"{name} must be numeric: {exc}") from None
+        values = as_float_array(scores, name, "a models x tasks table (array or DataFrame)")
         if values.ndim != 2:
             raise ValueError(
                 f"{name} must be a 2-D models x tasks table, got an array with {values.ndim} dimension(s)"
@@ -157,6 +141,32 @@ def as_score_matrix(
                 names = [models[i] for i in np.flatnonzero(empty)]
                 raise ValueError(f"{name}: model(s) {names[:5]} have no observed score on any task")
     return ScoreMatrix(values, models, tasks, labelled)
+
+
+def check_frame(frame: pd.DataFrame, name: str, axis_names: tuple[str, str]) -> None:
+    """Refuse duplicated labels (checked first: with them, ``frame[label]`` is a frame) and non-numeric columns."""
+    for axis_name, labels in zip(axis_names, (frame.index, frame.columns)):
+        if labels.has_duplicates:
+            dup = labels[labels.duplicated()].unique().tolist()
+            raise ValueError(f"{name} has duplicated {axis_name} labels: {dup[:5]}")
+    bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
+    if bad:
+        raise ValueError(
+            f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "
+            f"({', '.join(str(t) for _, t in bad[:5])})"
+        )
+
+
+def as_float_array(x: Any, name: str, what: str) -> np.ndarray:
+    """``x`` as a float array, refusing strings, ragged nesting and non-numeric entries with named errors."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got a string")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            raise ValueError(f"{name} must be rectangular; its rows have different lengths") from None
+        raise ValueError(f"{name} must be numeric: {exc}") from None
 
 
 def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | None = None) -> np.ndarray:
@@ -313,15 +323,3 @@ def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model
         raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
     return out
 
-
-def exact_midranks(values: Sequence, tol: Any = 0) -> np.ndarray:
-    """Midranks (1 = highest) of exact numbers (ints or Fractions); a gap of at most ``tol`` ties."""
-    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
-    out = np.empty(len(values))
-    start = 0
-    for pos in range(1, len(order) + 1):
-        if pos == len(order) or values[order[pos - 1]] - values[order[pos]] > tol:
-            for k in order[start:pos]:
-                out[k] = (start + 1 + pos) / 2.0
-            start = pos
-    return out

@@ -9,13 +9,15 @@ only each task's ranking (:func:`pairwise_wins`, :func:`mean_win_rate`,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ._validation import ScoreMatrix, as_direction, as_score_matrix, wrap_models
-from .ranking import DEFAULT_TIE_TOLERANCE, rank
+from ._validation import (ScoreMatrix, as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice,
+                          check_tol, wrap_models)
+from .ranking import DEFAULT_TIE_TOLERANCE, exact_midranks, rank
 
 __all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
 
@@ -338,10 +340,6 @@ def protected_ranking(
     >>> protected_ranking(s, ["A", "B"], ["C"]).tolist()
     [1.5, 1.5]
     """
-    from fractions import Fraction
-
-    from ._validation import as_label_list, as_score_frame, check_choice, check_tol, exact_midranks
-
     check_choice(convention, "convention", ("strict", "quantile"))
     tol = check_tol(tol)
     frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)

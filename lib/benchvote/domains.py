@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice, check_tol
-from .ranking import DEFAULT_TIE_TOLERANCE, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, rank, reversed_pairs
 
 __all__ = [
     "rankings_from_scores",
@@ -521,7 +521,7 @@ def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any, models: Sequ
     for c in candidates:
         field = borda(scores.loc[models + [c]], higher_is_better)
         after = rank(np.asarray(field)[: len(models)])
-        if ((base[:, None] < base[None, :]) & (after[:, None] > after[None, :])).any():  # some pair reversed
+        if reversed_pairs(base, after).any():
             out.append(c)
     return out
 

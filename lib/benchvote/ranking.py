@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_vector, check_choice, check_tol
+from ._validation import as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol
 
 __all__ = ["rank", "kendall_tau_distance", "max_rank_change", "DEFAULT_TIE_TOLERANCE"]
 
@@ -109,27 +109,14 @@ def rank(
 
     index = columns = None
     if isinstance(scores, pd.DataFrame):
-        for axis_name, labels in (("row", scores.index), ("column", scores.columns)):
-            if labels.has_duplicates:
-                raise ValueError(f"scores has duplicated {axis_name} labels: "
-                                 f"{labels[labels.duplicated()].unique().tolist()[:5]}")
-        bad = [c for c, t in zip(scores.columns, scores.dtypes) if not pd.api.types.is_numeric_dtype(t)]
-        if bad:
-            raise ValueError(f"scores must be numeric; column(s) {bad[:5]} are not")
+        check_frame(scores, "scores", ("row", "column"))
         index, columns = scores.index, scores.columns
         values = scores.to_numpy(dtype=float, na_value=np.nan)
     elif isinstance(scores, pd.Series):
         index = scores.index
         values = as_vector(scores, name="scores", allow_nan=True)
     else:
-        if isinstance(scores, (str, bytes)):
-            raise TypeError("scores must be a vector or a models x tasks table, got a string")
-        try:
-            values = np.asarray(scores, dtype=float)
-        except (TypeError, ValueError) as exc:
-            if "inhomogeneous" in str(exc) or "sequence" in str(exc):
-                raise ValueError("scores must be rectangular; its rows have different lengths") from None
-            raise ValueError(f"scores must be numeric: {exc}") from None
+        values = as_float_array(scores, "scores", "a vector or a models x tasks table")
     if values.ndim not in (1, 2):
         raise ValueError(f"scores must be 1-D or 2-D, got {values.ndim} dimensions")
     if np.isinf(values).any():
@@ -162,6 +149,29 @@ def rank(
     if isinstance(scores, pd.Series):
         return pd.Series(out, index=index, name=scores.name)
     return out
+
+
+def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
+    """Midranks (1 = highest) of exact numbers (ints or Fractions); a gap of at most ``tol`` ties.
+
+    The same tie groups as :func:`rank`, without rounding: used for win-rate
+    totals and weighted means that the library compares exactly.
+    """
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    out = np.empty(len(values))
+    start = 0
+    for pos in range(1, len(order) + 1):
+        if pos == len(order) or values[order[pos - 1]] - values[order[pos]] > tol:
+            for k in order[start:pos]:
+                out[k] = (start + 1 + pos) / 2.0
+            start = pos
+    return out
+
+
+def reversed_pairs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``out[i, j]``: i ranks strictly above j before and strictly below it after (the library's "reversed")."""
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    return (before[:, None] < before[None, :]) & (after[:, None] > after[None, :])
 
 
 def _pair_signs(r: np.ndarray) -> np.ndarray:

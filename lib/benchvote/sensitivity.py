@@ -42,11 +42,11 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import (as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice, check_number,
-                          check_tol, constant_tasks, exact_midranks)
+from ._validation import (as_direction, as_label_list, as_score_frame, as_score_matrix, as_vector, check_choice,
+                          check_number, check_tol, constant_tasks)
 from .aggregation import mean_win_rate
 from .axioms import field_margins
-from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, max_rank_change, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, exact_midranks, kendall_tau_distance, max_rank_change, rank, reversed_pairs
 
 __all__ = [
     "default_eps",
@@ -268,7 +268,7 @@ def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, re
     alpha = alpha / alpha.max()
     before = prob.before
     after = _exact_ranks(mat.values, alpha, prob.tol)
-    n_flipped = int(((before[:, None] < before[None, :]) & (after[:, None] > after[None, :])).sum())
+    n_flipped = int(reversed_pairs(before, after).sum())
     n_pairs = comb(len(before), 2)
     optimal = False
     if upper is not None:
@@ -859,7 +859,7 @@ def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, metho
     before = pd.Series(exact_midranks(own), index=pd.Index(protected), name="before")
     after = pd.Series(exact_midranks(after_totals), index=pd.Index(protected), name="after")
     b, f = before.to_numpy(), after.to_numpy()
-    n_flipped = int(((b[:, None] < b[None, :]) & (f[:, None] > f[None, :])).sum())
+    n_flipped = int(reversed_pairs(b, f).sum())
     n_pairs = comb(len(protected), 2)
     if upper is not None:
         upper = max(int(upper), n_flipped)
@@ -1219,8 +1219,6 @@ def no_intercept_fit(x: Any, y: Any) -> tuple[float, float]:
     (2.0, 1.0)
     """
     from scipy.stats import pearsonr
-
-    from ._validation import as_vector
 
     xa = as_vector(x, name="x", min_length=3)
     ya = as_vector(y, name="y", length=len(xa))
