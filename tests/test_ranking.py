@@ -154,3 +154,30 @@ class TestMaxRankChange:
     def test_bad_input(self):
         with pytest.raises(ValueError, match="length"):
             max_rank_change([1, 2], [1, 2, 3])
+
+
+@given(st.lists(st.integers(-4, 4), min_size=2, max_size=9))
+def test_exact_midranks_agree_with_rank(values):
+    """Integers are exact in floats too, so the exact ranking must equal rank's (tol 0 and tol 1)."""
+    from fractions import Fraction
+
+    from benchvote.ranking import exact_midranks
+
+    assert np.array_equal(exact_midranks(values), rank(np.array(values, dtype=float), tol=0.0))
+    assert np.array_equal(exact_midranks([Fraction(v) for v in values], 1), rank(np.array(values, dtype=float), tol=1.0))
+
+
+@given(st.data())
+def test_reversed_pairs_count_is_the_kendall_distance(data):
+    from math import comb
+
+    from benchvote.ranking import reversed_pairs
+
+    m = data.draw(st.integers(2, 8))
+    before = rank(np.array(data.draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)), dtype=float))
+    after = rank(np.array(data.draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)), dtype=float))
+    flips = reversed_pairs(before, after)
+    assert flips.sum() == round(kendall_tau_distance(before, after) * comb(m, 2))
+    assert not (flips & flips.T).any()  # a pair is reversed one way at most
+    perm = np.array(data.draw(st.permutations(range(m))))
+    assert np.array_equal(reversed_pairs(before[perm], after[perm]), flips[np.ix_(perm, perm)])
