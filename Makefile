@@ -48,7 +48,7 @@ test: book
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test-fast: env
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live"
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live and not browser"
 
 sync: env
 	$(BIN)/jupytext --sync $(NOTEBOOKS)

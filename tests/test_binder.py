@@ -2,8 +2,9 @@
 
 The fixture builds a fresh venv from the pip section of ``environment.yml`` and runs ``postBuild`` in it (with
 private Jupyter config and data folders), then starts JupyterLab from that venv on a copy of the chapters.  The
-tests run every cell of two chapters, use a check box, a slider and a button, and compare what the page shows
-with what the library's widget shows for the same action in this process.  A third test opens a MyST-markdown
+tests run every cell of three chapters and use check boxes, sliders, the keyboard and a button.  The explorables
+(computed in the page) must show what the library computes in this process; the domain explorer, the one
+ipywidget, must show what the library's widget shows for the same action.  A third test opens a MyST-markdown
 chapter and checks that JupyterLab opens it as a notebook (jupytext).
 
 The venv is kept in ``_build/binder-venv`` and rebuilt when the environment files change.  ``make test`` runs
@@ -24,8 +25,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from explorable_checks import check_effort, check_model_toggle
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 
@@ -177,95 +180,94 @@ def _run_all(page, timeout_s=600):
     assert not tracebacks, f"a cell raised: {tracebacks[0][:1500]}"
 
 
-def _summary_texts(page, marker):
-    return [t.strip() for t in page.locator(".widget-html-content").all_inner_texts() if marker in t]
+def _explorables(page, count):
+    """The chapter's explorables once their scripts ran (JupyterLab runs the scripts of trusted outputs)."""
+    page.wait_for_function(f"() => document.querySelectorAll('.bv-explorable[data-mounted=yes]').length >= {count}",
+                           timeout=60_000)
+    return page.locator(".bv-explorable[data-mounted=yes]")
+
+
+def test_check_boxes_in_the_elections_chapter(lab, browser):
+    """Both model toggles of the chapter compute in JupyterLab exactly what the library computes."""
+    base, token, _ = lab
+    page = _open(browser, base, token, "elections.ipynb")
+    _run_all(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    toggles = _explorables(page, 2)
+    assert toggles.count() == 2
+    textbook = toggles.nth(1)
+    textbook.locator("input[name=add-0]").click()
+    assert "A and B now tie" in textbook.locator(".bv-summary").inner_text()
+    page.screenshot(path=str(SHOTS / "live__elections_checkbox.png"), full_page=False)
+    textbook.locator("input[name=add-0]").click()
+    for k in range(2):
+        assert check_model_toggle(toggles.nth(k), np.random.default_rng(k), settings=5) >= 5
+    page.close()
+
+
+def test_sliders_and_button_in_the_strategy_chapter(lab, browser):
+    """The effort explorer in JupyterLab: the keyboard moves a slider, the numbers are the library's, reset works."""
+    base, token, _ = lab
+    page = _open(browser, base, token, "strategy.ipynb")
+    _run_all(page)
+    root = _explorables(page, 1).first
+    before = root.evaluate("e => e.bvView().a[0]")
+    root.locator("input[type=range]").first.focus()
+    page.keyboard.press("ArrowRight")
+    assert root.evaluate("e => e.bvView().a[0]") > before
+    page.screenshot(path=str(SHOTS / "live__strategy_slider.png"), full_page=False)
+    assert check_effort(root, np.random.default_rng(0), settings=5) >= 5
+    page.close()
+
+
+def test_domain_explorer_is_live(lab, browser):
+    """The one ipywidget of the book (hidden on the static site) works in JupyterLab like the library's widget."""
+    import ipywidgets as widgets
+
+    from benchvote.widgets import domain_explorer
+
+    base, token, _ = lab
+    page = _open(browser, base, token, "domains.ipynb")
+    _run_all(page)
+    page.wait_for_selector(".widget-checkbox input", timeout=60_000)
+
+    def report():
+        texts = [t.strip() for t in page.locator(".widget-html-content").all_inner_texts()
+                 if "single-peaked" in t or "Tick at least" in t]
+        return texts[-1]
+
+    initial = report()
+    groups = ("accuracy", "robustness", "fairness", "efficiency", "calibration")
+    boxes = page.locator(".widget-checkbox")
+    names = boxes.evaluate_all("bs => bs.map(b => b.querySelector('span').title)")
+    states = boxes.evaluate_all("bs => bs.map(b => b.querySelector('input').checked)")
+    models = [n for n in names if n not in groups]
+    checked = [n for n, on in zip(names, states) if on and n not in groups]
+    pick = next(k for k, (n, on) in enumerate(zip(names, states)) if n not in groups and not on)
+    boxes.nth(pick).locator("input").click()
+    page.wait_for_function("old => [...document.querySelectorAll('.widget-html-content')]"
+                           ".filter(e => e.textContent.includes('single-peaked') || e.textContent.includes('Tick at'))"
+                           ".pop().textContent.trim() !== old", arg=initial, timeout=30_000)
+    ticked = report()
+    page.screenshot(path=str(SHOTS / "live__domains_checkbox.png"), full_page=False)
+    # the library's widget, built here with the chapter's models and used the same way
+    widget = domain_explorer(models, checked)
+    html = [w for w in _walk(widget) if isinstance(w, widgets.HTML) and w.value and "<b>" not in w.value[:3]
+            and ("single-peaked" in w.value or "Tick at" in w.value)][0]
+    assert initial == _html_text(html.value)
+    [w for w in _walk(widget) if isinstance(w, widgets.Checkbox) and w.description == names[pick]][0].value = True
+    assert ticked == _html_text(html.value)
+    page.close()
 
 
 def _html_text(value: str) -> str:
     return re.sub(r"<[^>]+>", "", value).strip()
 
 
-def test_check_box_in_the_elections_chapter(lab, browser):
-    import ipywidgets as widgets
-
-    from benchvote import data
-    from benchvote.widgets import model_toggle
-
-    base, token, _ = lab
-    page = _open(browser, base, token, "elections.ipynb")
-    _run_all(page)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.wait_for_selector(".widget-checkbox input", timeout=60_000)
-    boxes = page.locator(".widget-checkbox").filter(has=page.locator("span[title='C']"))
-    assert boxes.count() == 1, "the three-model example's check box for C is missing"
-    before = _summary_texts(page, "weak model(s) added")[-1]
-    boxes.locator("input").click()
-    page.wait_for_function("() => [...document.querySelectorAll('.widget-html-content')]"
-                           ".some(e => e.textContent.includes('1 weak model(s) added'))", timeout=30_000)
-    page.screenshot(path=str(SHOTS / "live__elections_checkbox.png"), full_page=False)
-    after = _summary_texts(page, "weak model(s) added")[-1]
-    # the library's widget, built here and used the same way
-    box = model_toggle(data.load_table("abc_ranks"), ["A", "B"], ["C"], higher_is_better=False,
-                       convention="quantile", columns=1)
-    html = [w for w in _walk(box) if isinstance(w, widgets.HTML) and "weak model(s) added" in w.value][0]
-    assert before == _html_text(html.value)
-    [w for w in _walk(box) if isinstance(w, widgets.Checkbox)][0].value = True
-    assert after == _html_text(html.value)
-    assert "A and B now tie" in after
-    page.close()
-
-
 def _walk(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from _walk(child)
-
-
-def test_slider_and_button_in_the_strategy_chapter(lab, browser):
-    import ipywidgets as widgets
-
-    from benchvote.widgets import effort_explorer
-
-    base, token, _ = lab
-    page = _open(browser, base, token, "strategy.ipynb")
-    _run_all(page)
-    page.wait_for_selector(".widget-slider .noUi-handle", timeout=60_000)
-    sliders = page.locator(".widget-slider")
-    labels = [t.strip() for t in sliders.locator(".widget-label").all_inner_texts()]
-
-    def values():  # the full-precision values the front end holds (the readouts are rounded)
-        return [float(v) for v in sliders.locator(".noUi-handle").evaluate_all(
-            "hs => hs.map(h => h.getAttribute('aria-valuetext'))")]
-
-    readouts = values()
-    assert labels and len(labels) == len(readouts)
-    initial = _summary_texts(page, "Water level")[-1]
-    # move the first slider one step to the right with the keyboard, as a reader would
-    first = sliders.nth(0)
-    first.locator(".noUi-handle").focus()
-    page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"() => [...document.querySelectorAll('.widget-html-content')]"
-                           f".filter(e => e.textContent.includes('Water level')).pop().textContent.trim() "
-                           f"!== {initial!r}", timeout=30_000)
-    moved_value = values()[0]
-    assert moved_value != readouts[0]
-    moved = _summary_texts(page, "Water level")[-1]
-    page.screenshot(path=str(SHOTS / "live__strategy_slider.png"), full_page=False)
-    # the library's widget with the same curves, the same slider moved to the same value
-    tasks = [label.rsplit(":", 1)[0] for label in labels[0::2]]
-    a, b = readouts[0::2], readouts[1::2]
-    box = effort_explorer([x * y for x, y in zip(a, b)], b, tasks)
-    html = [w for w in _walk(box) if isinstance(w, widgets.HTML) and "Water level" in w.value][0]
-    assert initial == _html_text(html.value)
-    [w for w in _walk(box) if isinstance(w, widgets.FloatSlider)][0].value = moved_value
-    assert moved == _html_text(html.value)
-    # the reset button restores the chapter's curves
-    page.locator(".widget-button", has_text="reset").click()
-    page.wait_for_function(f"() => [...document.querySelectorAll('.widget-html-content')]"
-                           f".filter(e => e.textContent.includes('Water level')).pop().textContent.trim() "
-                           f"=== {initial!r}", timeout=30_000)
-    assert values()[0] == pytest.approx(a[0])
-    page.close()
 
 
 def test_markdown_chapter_opens_as_a_notebook(lab, browser):

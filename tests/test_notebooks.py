@@ -94,18 +94,29 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "cf.", "resp.", "Eq."
 
 
 def _prose_lines(text: str):
-    """Markdown prose lines outside code fences, directives' options and math blocks."""
-    fence = None
+    """Markdown prose lines outside code fences, directives' options and math blocks.
+
+    Prose inside directives (exercises, solutions, dropdowns, proofs) is prose too; the body of a code
+    cell or of a plain code fence is not.
+    """
+    code_fence = None
+    directives: list[str] = []
     in_math = False
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if fence:
-            if stripped.startswith(fence) and not stripped[len(fence):].strip():
-                fence = None
+        if code_fence:
+            if stripped == code_fence:
+                code_fence = None
             continue
-        m = re.match(r"^(`{3,}|~{3,})", stripped)
-        if m and "{code-cell}" in stripped or (m and not re.match(r"^`{3,}\{", stripped)):
-            fence = m.group(1)
+        m = re.match(r"^(`{3,}|~{3,})(.*)$", stripped)
+        if m:
+            fence, rest = m.groups()
+            if not rest.strip() and directives and directives[-1] == fence:
+                directives.pop()
+            elif rest.startswith("{code-cell}") or not rest.startswith("{"):
+                code_fence = fence
+            else:
+                directives.append(fence)
             continue
         if stripped == "$$":
             in_math = not in_math
@@ -113,6 +124,11 @@ def _prose_lines(text: str):
         if in_math or stripped.startswith((":", "|", "#", "---")):
             continue
         yield number, line
+
+
+def test_prose_lines_skip_code_and_keep_directive_prose():
+    text = "A.\n````{exercise}\nInside.\n````\n```{code-cell} ipython3\nx = 1\n```\n```python\ny\n```\nAfter.\n"
+    assert [line for _, line in _prose_lines(text)] == ["A.", "Inside.", "After."]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -125,6 +141,48 @@ def test_one_sentence_per_line(page):
         if re.search(r"[a-z0-9%)][.!?] +[A-Z]", cleaned):
             offenders.append(f"{page.name}:{number}: {line.strip()[:90]}")
     assert not offenders, "write one sentence per line:\n" + "\n".join(offenders[:10])
+
+
+MAX_WORDS = 35
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_figures_are_numbered_and_referenced(md):
+    """Every named figure is cited with {numref}; no prose points at "the figure below" instead."""
+    nb = jupytext.read(md)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    names = [c.metadata["mystnb"]["figure"]["name"] for c in nb.cells
+             if c.metadata.get("mystnb", {}).get("figure", {}).get("name")]
+    assert names, f"{md.name} has no named figure"
+    unreferenced = [n for n in names if f"{{numref}}`{n}`" not in prose]
+    assert not unreferenced, f"{md.name}: figures never cited with numref: {unreferenced}"
+    vague = re.findall(r"(?:figure|picture|chart|plot)s? (?:above|below)", prose, flags=re.I)
+    assert not vague, f"{md.name}: cite figures with numref instead of {vague[:3]}"
+    for c in nb.cells:
+        caption = c.metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
+        if caption:
+            assert "\n" not in caption.strip() and len(caption.split()) <= 16, \
+                f"{md.name}: captions are one short line, the explanation goes in the prose: {caption[:60]}"
+
+
+def _word_count(line: str) -> int:
+    """Words of one prose line; a formula or a role such as {glue:text}`x` counts as one word."""
+    text = re.sub(r"\{[a-z:-]+\}`", "`", line)
+    text = re.sub(r"\$[^$]*\$", "X", text)
+    return len(text.strip().lstrip("-*0123456789. ").split())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_sentences_are_short(page):
+    """A course text reads in short sentences: at most 35 words each (one sentence per line, checked above)."""
+    long = [f"{page.name}:{n}: {_word_count(line)} words: {line.strip()[:70]}"
+            for n, line in _prose_lines(page.read_text()) if _word_count(line) > MAX_WORDS]
+    assert not long, f"split sentences of more than {MAX_WORDS} words:\n" + "\n".join(long[:10])
+
+
+def test_word_count_counts_formulas_and_roles_as_words():
+    assert _word_count("- The mean $\\sum_i x_i / n$ is {glue:text}`m:.2f` here.") == 6
+    assert not list(_prose_lines("```{code-cell} ipython3\n" + "word " * 50 + "\n```\n"))
 
 
 @pytest.mark.site

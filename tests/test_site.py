@@ -13,8 +13,10 @@ import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
+import numpy as np
 import pytest
 import yaml
+from explorable_checks import CHECKS, controls_change_charts
 
 pytestmark = pytest.mark.site
 
@@ -117,11 +119,6 @@ def test_page_renders_offline(server, browser, path):
             "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
         assert not broken, f"images that did not load: {broken}"
         html = page.content()
-        if "application/vnd.jupyter.widget-state+json" in html:
-            rendered = page.locator(".jupyter-widgets").count()
-            assert rendered > 0, "the page embeds widget state but no widget was rendered"
-            controls = page.locator(".widget-checkbox, .widget-slider, .widget-dropdown, .widget-button").count()
-            assert controls > 0, "the widgets rendered without any control"
         if 'class="math' in html or "\\(" in html:
             assert page.locator("mjx-container").count() > 0, "MathJax did not typeset the formulas"
     finally:
@@ -152,3 +149,63 @@ def test_chapters_offer_binder_and_ipynb(server, browser):
         html = (HTML / path).read_text()
         assert "mybinder.org/v2/gh/benchvote/benchvote/main" in html, f"{path}: no Binder launch link"
         assert f"{Path(path).stem}.ipynb" in html, f"{path}: the Binder link should open the .ipynb twin"
+
+
+EXPECTED_EXPLORABLES = {"notebooks/elections.html": ["model-toggle", "model-toggle"],
+                        "notebooks/arrow.html": ["model-toggle"],
+                        "notebooks/tradeoff.html": ["label-noise"],
+                        "notebooks/missing.html": ["missing-share", "cell-knockout"],
+                        "notebooks/strategy.html": ["effort"]}
+CONTROLS = "input:not([type=hidden]), select, textarea, button, [role=slider], [contenteditable=true]"
+
+
+def _chapter(browser, server, path):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.wait_for_timeout(500)
+    return context, page, errors
+
+
+@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
+def test_explorables_show_the_library_numbers(server, browser, path):
+    """Drive every explorable of the chapter (at least five settings per control kind) against benchvote."""
+    context, page, errors = _chapter(browser, server, path)
+    try:
+        roots = page.locator(".bv-explorable")
+        kinds = [roots.nth(k).get_attribute("data-kind") for k in range(roots.count())]
+        assert kinds == EXPECTED_EXPLORABLES[path]
+        assert page.locator(".bv-explorable[data-mounted=yes]").count() == len(kinds)
+        stem = Path(path).stem
+        for k, kind in enumerate(kinds):
+            root = roots.nth(k)
+            root.scroll_into_view_if_needed()
+            root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_before.png"))
+            assert CHECKS[kind](root, np.random.default_rng(k), settings=5) >= 5
+            root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_after.png"))
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", [p for p in toc_pages() if p.startswith("notebooks/")])
+def test_no_dead_controls(server, browser, path):
+    """Every enabled control in a chapter's outputs belongs to an explorable and changes its chart when used."""
+    context, page, errors = _chapter(browser, server, path)
+    try:
+        outputs = page.locator(".cell_output")
+        loose = outputs.locator(CONTROLS).evaluate_all(
+            "cs => cs.filter(c => !c.closest('.bv-explorable') && !c.disabled && c.offsetParent !== null)"
+            ".map(c => c.outerHTML.slice(0, 120))")
+        assert not loose, f"controls that cannot work without a kernel: {loose[:3]}"
+        assert page.locator(".jupyter-widgets .widget-checkbox, .jupyter-widgets .widget-slider").count() == 0
+        used = 0
+        for root in page.locator(".bv-explorable").all():
+            used += controls_change_charts(root)
+        assert used == page.locator(".bv-explorable").locator(CONTROLS).count()
+        assert not errors, errors
+    finally:
+        context.close()

@@ -1,8 +1,10 @@
-"""Interactive controls for the book (ipywidgets; live in Binder or Jupyter).
+"""Interactive controls with Python callbacks (ipywidgets; live in Binder or Jupyter only).
 
-On the static site a widget shows only its initial state, so every chapter
-places a static figure beside each widget.  The widgets only wire inputs to
-the library's pure functions; all computation happens there.
+A widget needs a kernel: on a static page it could only show its initial
+state.  The chapters therefore use :mod:`benchvote.explorables`, which compute
+in the page, for every rank-flip control; of these widgets the book shows only
+:func:`domain_explorer`, live, with a static figure on the site.  The widgets
+only wire inputs to the library's pure functions; all computation happens there.
 """
 
 from __future__ import annotations

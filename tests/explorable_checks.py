@@ -1,0 +1,233 @@
+"""Drive an explorable in a real browser and compare what it shows with benchvote's own results.
+
+Shared by ``test_explorables.py`` (explorables on generated tables, in a standalone page) and ``test_site.py``
+(the explorables of the built chapters).  Every check reads the page's numbers from ``element.bvView()``
+(what the chart and summary show), never from pixels, and recomputes them with the library from the
+explorable's payload (the same table the page holds).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+import benchvote as bv
+from benchvote.missing import knock_out, partial_borda
+from benchvote.plotting import changed_pairs, flipped_pairs
+from benchvote.strategy import water_filling
+
+
+def payload(root) -> dict:
+    return json.loads(root.locator("script.bv-data").text_content())
+
+
+def view(root) -> dict:
+    return root.evaluate("e => e.bvView()")
+
+
+def set_range(slider, value: float) -> None:
+    """Move a range input as a reader's drag does: set the value and fire ``input``."""
+    slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', {bubbles: true})); }",
+                    value)
+
+
+def chart_state(root) -> str:
+    """Everything the explorable draws (its charts and summary), to tell whether a control changed it."""
+    return root.evaluate("e => [...e.querySelectorAll('.bv-slot, .bv-summary')].map(n => n.innerHTML).join('|')")
+
+
+def _frame(values, index, columns) -> pd.DataFrame:
+    arr = np.array([[np.nan if v is None else v for v in row] for row in values], dtype=float)
+    return pd.DataFrame(arr, index=index, columns=columns)
+
+
+def check_model_toggle(root, rng: np.random.Generator, settings: int = 5) -> int:
+    d = payload(root)
+    frame = _frame(d["scores"], d["field"], d["tasks"])
+    boxes = root.locator("input[type=checkbox]")
+    assert boxes.count() == len(d["pool"])
+    k = len(d["pool"])
+    choices = [set()] + [{int(i)} for i in rng.permutation(k)[: max(1, settings // 2)]]
+    while len(choices) < settings:
+        choices.append({int(i) for i in np.flatnonzero(rng.random(k) < 0.5)})
+    for chosen in choices:
+        for i in range(k):
+            boxes.nth(i).set_checked(i in chosen)
+        v = view(root)
+        added = [d["pool"][i] for i in sorted(chosen)]
+        assert v["added"] == added
+        try:
+            expected = bv.protected_ranking(frame, d["protected"], added, higher_is_better=d["higher_is_better"],
+                                            convention=d["convention"], tol=d["tol"]).tolist()
+        except ValueError:
+            assert "error" in v, f"the library refuses {added} but the page ranked them"
+            continue
+        assert "error" not in v, v.get("error")
+        assert v["after"] == expected, (added, v["after"], expected)
+        assert v["before"] == d["base"]
+        assert v["changed"] == len(changed_pairs(d["base"], expected))
+        assert v["reversed"] == len(flipped_pairs(d["base"], expected))
+        assert abs(v["tau"] - bv.kendall_tau_distance(d["base"], expected)) < 1e-12
+    return len(choices)
+
+
+def _label_noise_expected(d: dict, alpha: np.ndarray) -> tuple[list, float, float]:
+    values = np.asarray(d["values"], dtype=float)
+    after = bv.rank(values @ alpha / alpha.sum(), tol=d["tol"])
+    return after.tolist(), bv.kendall_tau_distance(d["before"], after), bv.max_rank_change(d["before"], after)
+
+
+def check_label_noise(root, rng: np.random.Generator, settings: int = 5) -> int:
+    d = payload(root)
+    sliders = root.locator("input[type=range]")
+    n = len(d["tasks"])
+    assert sliders.count() == n
+    done = 0
+
+    def compare():
+        v = view(root)
+        alpha = np.asarray(v["alpha"], dtype=float)
+        after, tau, mrc = _label_noise_expected(d, alpha)
+        assert v["after"] == after
+        assert abs(v["tau"] - tau) < 1e-12 and abs(v["mrc"] - mrc) < 1e-12
+        shown = list(d["shown"])
+        assert v["shownAfter"] == bv.rank(np.asarray(after)[shown], higher_is_better=False).tolist()
+        return alpha
+
+    for s in range(settings):
+        alpha = rng.uniform(d["eps"], 1.0, size=n) if s % 2 == 0 else rng.choice([d["eps"], 1.0], size=n)
+        for i in range(n):
+            set_range(sliders.nth(i), float(alpha[i]))
+        got = compare()
+        assert np.allclose(got, alpha, rtol=0, atol=1e-12)
+        done += 1
+    root.locator("button[name=worst]").click()
+    got = compare()
+    assert np.allclose(got, d["worst"], rtol=0, atol=1e-12), "the worst-case button did not set the library's weights"
+    root.locator("button[name=clean]").click()
+    assert np.all(compare() == 1.0)
+    return done + 2
+
+
+def check_missing_share(root, rng: np.random.Generator, settings: int = 5) -> int:
+    d = payload(root)
+    frame = _frame(d["scores"], d["models"], d["tasks"])
+    slider = root.locator("input[type=range]")
+    positions = [0, len(d["states"]) - 1] + [int(p) for p in rng.permutation(len(d["states"]))[: settings]]
+    for pos in positions:
+        set_range(slider, pos)
+        v = view(root)
+        share = d["states"][pos]["share"]
+        assert v["share"] == share
+        holed = knock_out(frame, share, seed=d["seed"])
+        assert v["missing"] == int(holed.isna().sum().sum())
+        full = [bv.rank(bv.mean_score(frame, missing="ignore"), tol=d["tol"]),
+                bv.rank(partial_borda(frame, tol=d["tol"]), tol=d["tol"])]
+        after = [bv.rank(bv.mean_score(holed, missing="ignore"), tol=d["tol"]),
+                 bv.rank(partial_borda(holed, tol=d["tol"]), tol=d["tol"])]
+        for k in range(2):
+            assert v["ranks"][k] == after[k][d["shown"][k]].tolist()
+            assert abs(v["tau"][k] - bv.kendall_tau_distance(full[k], after[k])) < 1e-12
+    return len(positions)
+
+
+def check_cell_knockout(root, rng: np.random.Generator, settings: int = 5) -> int:
+    d = payload(root)
+    frame = _frame(d["values"], d["models"], d["tasks"])
+    boxes = root.locator("input[type=checkbox]")
+    cells = [tuple(map(int, name.split("-")[1:])) for name in boxes.evaluate_all("bs => bs.map(b => b.name)")]
+    hib = [s > 0 for s in d["sign"]]
+    checked = 0
+    for s in range(settings + 2):
+        drop = set() if s == 0 else {cells[int(i)] for i in rng.permutation(len(cells))[: 1 + s % 4]}
+        if s == settings + 1:  # empty a model's row, which the library refuses
+            drop = {c for c in cells if c[0] == 0}
+        for k, c in enumerate(cells):
+            boxes.nth(k).set_checked(c not in drop)
+        v = view(root)
+        holed = frame.copy()
+        for i, j in drop:
+            holed.iat[i, j] = np.nan
+        try:
+            mean = bv.mean_score(holed, missing="ignore")
+            borda = partial_borda(holed, hib, tol=d["tol"])
+        except ValueError:
+            assert "error" in v, f"the library refuses dropping {sorted(drop)} but the page ranked"
+            checked += 1
+            continue
+        assert "error" not in v, v.get("error")
+        assert np.allclose(v["mean"], mean.to_numpy(), rtol=0, atol=1e-12)
+        assert np.allclose(v["borda"], borda.to_numpy(), rtol=0, atol=1e-9)
+        assert v["meanRanks"] == bv.rank(mean, tol=d["tol"]).tolist()
+        assert v["bordaRanks"] == bv.rank(borda, tol=d["tol"]).tolist()
+        checked += 1
+    for k in range(len(cells)):
+        boxes.nth(k).set_checked(True)
+    return checked
+
+
+def check_effort(root, rng: np.random.Generator, settings: int = 5) -> int:
+    d = payload(root)
+    n = len(d["tasks"])
+    sliders = root.locator("input[type=range]")
+    assert sliders.count() == 2 * n
+
+    def compare():
+        v = view(root)
+        a, b = np.asarray(v["a"]), np.asarray(v["b"])
+        plan = water_filling([lambda x, a=ai, b=bi: a * b / (1 + b * x) for ai, bi in zip(a, b)], d["budget"])
+        assert np.allclose(v["allocation"], plan.allocation, rtol=0, atol=1e-7), (v["allocation"], plan.allocation)
+        assert abs(v["level"] - plan.level) <= 1e-7 * max(1.0, plan.level)
+        big = np.abs(plan.allocation) > 1e-6
+        assert np.array_equal(np.asarray(v["active"])[big], plan.active[big])
+        gain = float(np.sum(a * np.log1p(b * plan.allocation))) / n
+        assert abs(v["gain"] - gain) < 1e-7
+        return a, b
+
+    for _ in range(settings):
+        for k in range(n):  # sliders alternate a, b per task
+            set_range(sliders.nth(2 * k), float(rng.uniform(*d["aRange"])))
+            set_range(sliders.nth(2 * k + 1), float(rng.uniform(*d["bRange"])))
+        compare()
+    root.locator("button[name=reset]").click()
+    a, b = compare()
+    assert np.allclose(a, d["a"]) and np.allclose(b, d["b"]), "reset did not restore the chapter's curves"
+    return settings + 1
+
+
+CHECKS = {
+    "model-toggle": check_model_toggle,
+    "label-noise": check_label_noise,
+    "missing-share": check_missing_share,
+    "cell-knockout": check_cell_knockout,
+    "effort": check_effort,
+}
+
+
+def controls_change_charts(root) -> int:
+    """Use every enabled control of one explorable; each use must change what the explorable draws."""
+    used = 0
+    for box in root.locator("input[type=checkbox]").all():
+        before = chart_state(root)
+        box.click()
+        assert chart_state(root) != before, f"check box {box.get_attribute('name')} changed nothing"
+        box.click()
+        used += 1
+    for slider in root.locator("input[type=range]").all():
+        before = chart_state(root)
+        lo, hi, now = (float(slider.get_attribute(a)) for a in ("min", "max", "value"))
+        set_range(slider, lo if now - lo > hi - now else hi)
+        assert chart_state(root) != before, f"slider {slider.get_attribute('name')} changed nothing"
+        set_range(slider, now)
+        used += 1
+    for button in root.locator("button").all():
+        slider = root.locator("input[type=range]").first
+        lo, hi = (float(slider.get_attribute(a)) for a in ("min", "max"))
+        set_range(slider, (lo + hi) / 2 + (hi - lo) / 7)  # a state that no button produces
+        before = chart_state(root)
+        button.click()
+        assert chart_state(root) != before, f"button {button.inner_text()!r} changed nothing"
+        used += 1
+    return used

@@ -1,0 +1,178 @@
+"""benchvote.explorables: the payloads against the library, and the in-page computations against the library in Chromium.
+
+The browser tests put explorables built on generated tables (ties, missing cells, lower-is-better tasks,
+corner weights) into one standalone page and drive every control (``explorable_checks``).  They need
+Debian's Chromium but not the built book (marker ``browser``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import benchvote as bv
+from benchvote import explorables as ex
+
+from explorable_checks import CHECKS, controls_change_charts
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
+
+
+def _table(rng, m, n, *, ties=True, missing=0.0):
+    values = rng.integers(0, 6 if ties else 10_000, size=(m, n)).astype(float) / 5
+    if missing:
+        holes = rng.random((m, n)) < missing
+        holes[:, 0] = False  # every model keeps one score
+        holes[:2, :] = False  # every task keeps two
+        values[holes] = np.nan
+    return pd.DataFrame(values, index=[f"M{i}" for i in range(m)], columns=[f"t{j}" for j in range(n)])
+
+
+# ---------- payloads (no browser) ----------
+
+def test_model_toggle_payload_holds_the_library_counts():
+    rng = np.random.default_rng(1)
+    s = _table(rng, 7, 5, missing=0.2)
+    x = ex.model_toggle(s, ["M0", "M1", "M2"], ["M3", "M4", "M5", "M6"], [True, False, True, True, False])
+    counts = bv.pairwise_wins(s.loc[["M0", "M1", "M2", "M3", "M4", "M5", "M6"]], [True, False, True, True, False])
+    assert x.data["wins"] == counts.wins[:3].tolist()
+    assert x.data["compared"] == counts.compared[:3].tolist()
+    assert x.data["base"] == bv.protected_ranking(s, ["M0", "M1", "M2"], higher_is_better=[True, False, True, True, False]).tolist()
+
+
+def test_quantile_toggle_looks_up_every_subset():
+    s = pd.DataFrame({"t1": [2, 3, 1, 0], "t2": [2, 3, 1, 4], "t3": [3, 1, 2, 0]}, index=list("ABCD"))
+    x = ex.model_toggle(s, ["A", "B"], ["C", "D"], convention="quantile")
+    assert len(x.data["lookup"]) == 4
+    assert x.data["lookup"][0b01] == bv.protected_ranking(s, ["A", "B"], ["C"], convention="quantile").tolist()
+    assert x.data["lookup"][0b11] == bv.protected_ranking(s, ["A", "B"], ["C", "D"], convention="quantile").tolist()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda s: ex.model_toggle(s, ["M0", "zz"], ["M2"]), "zz"),
+    (lambda s: ex.model_toggle(s, ["M0", "M1"], ["M1"]), "both protected and added"),
+    (lambda s: ex.model_toggle(s, ["M0", "M1"], ["M2"], checked=["M3"]), "M3"),
+    (lambda s: ex.model_toggle(s, ["M0", "M1"], [f"M{i}" for i in range(2, 12)], convention="quantile"), "at most 8"),
+    (lambda s: ex.label_noise(s, worst=[1.0]), "one weight"),
+    (lambda s: ex.label_noise(s, eps=1.5), "eps"),
+    (lambda s: ex.label_noise(s, top=1), "top"),
+    (lambda s: ex.missing_share(s, shares=[0.5]), "at least 2"),
+    (lambda s: ex.missing_share(s, shares=[0.0, 1.0]), "share"),
+    (lambda s: ex.effort([1.0, -1.0], [1.0, 1.0], ["a", "b"]), "positive"),
+    (lambda s: ex.effort([1.0], [1.0, 1.0], ["a", "b"]), "same positive length"),
+    (lambda s: ex.effort([1.0], [1.0], ["a"], budget=0), "budget"),
+])
+def test_bad_input_is_refused_with_a_clear_message(call, message):
+    s = _table(np.random.default_rng(0), 12, 3, ties=False)
+    with pytest.raises((ValueError, KeyError), match=message):
+        call(s)
+
+
+def test_near_ties_that_would_chain_are_refused():
+    s = pd.DataFrame({"t": [1.0, 1.0 + 5e-10, 0.0], "u": [0.0, 1.0, 2.0]}, index=list("ABC"))
+    with pytest.raises(ValueError, match="within tol"):
+        ex.model_toggle(s, ["A", "B"], ["C"])
+    ex.model_toggle(s, ["A", "B"], ["C"], tol=0.0)  # exact comparisons: nothing chains
+
+
+def test_html_is_self_contained():
+    s = _table(np.random.default_rng(0), 4, 3)
+    s.index = ["</script><b>x", "M1", "M2", "M3"]
+    text = ex.cell_knockout(s).to_html()
+    assert text.count("</script>") == 2  # the payload's own closing tag and the script's: the label is escaped
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
+    assert ex.cell_knockout(s)._repr_html_() == text
+
+
+def test_label_noise_worst_case_comes_from_the_library():
+    s = _table(np.random.default_rng(3), 9, 4, ties=False)
+    x = ex.label_noise(s, eps=0.2, seed=0)
+    from benchvote.sensitivity import cardinal_sensitivity
+    r = cardinal_sensitivity(s, eps=0.2, restarts=8, steps=100, polish_starts=16, seed=0)
+    assert np.allclose(x.data["worst"], r.weights)
+
+
+# ---------- the page's computations against the library, in Chromium ----------
+
+def _explorables(rng):
+    out = []
+    s = _table(rng, 9, 5, missing=0.25)
+    hib = [True, False, True, True, False]
+    out.append(ex.model_toggle(s, ["M0", "M1", "M2", "M3"], ["M4", "M5", "M6", "M7", "M8"], hib))
+    out.append(ex.model_toggle(s.iloc[:6], ["M0", "M1", "M2"], ["M3", "M4", "M5"], hib, convention="quantile"))
+    textbook = pd.DataFrame({"t1": [1, 2, 3], "t2": [1, 2, 3], "t3": [2, 3, 1]}, index=list("ABC"))
+    out.append(ex.model_toggle(textbook, ["A", "B"], ["C"], False, convention="quantile"))
+    dense = _table(rng, 14, 6, ties=True)
+    out.append(ex.label_noise(dense, [True, True, False, True, True, True], top=8, eps=0.05))
+    out.append(ex.missing_share(_table(rng, 10, 6, ties=False), top=6, seed=3))
+    out.append(ex.cell_knockout(_table(rng, 5, 4, missing=0.2), [True, False, True, True]))
+    out.append(ex.effort([2.0, 1.0, 0.5, 0.2], [1.0, 2.0, 3.0, 0.5], ["w", "x", "y", "z"], budget=2.0))
+    return out
+
+
+@pytest.fixture(scope="module")
+def standalone(tmp_path_factory):
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    page_file = tmp_path_factory.mktemp("explorables") / "page.html"
+    body = "".join(x.to_html() for x in _explorables(np.random.default_rng(2026)))
+    page_file.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>explorables</title></head>"
+                         f"<body style='max-width:900px'>{body}</body></html>")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(page_file.as_uri())
+        yield page, errors
+        browser.close()
+
+
+@pytest.mark.browser
+def test_every_explorable_mounts_without_errors(standalone):
+    page, errors = standalone
+    roots = page.locator(".bv-explorable")
+    assert roots.count() == 7
+    assert page.locator(".bv-explorable[data-mounted=yes]").count() == 7
+    assert not errors, errors
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "explorables__standalone.png"), full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("index", range(7))
+def test_the_page_shows_the_library_numbers(standalone, index):
+    page, errors = standalone
+    root = page.locator(".bv-explorable").nth(index)
+    kind = root.get_attribute("data-kind")
+    done = CHECKS[kind](root, np.random.default_rng(index), settings=12)
+    assert done >= 12
+    assert not errors, errors
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("index", range(7))
+def test_every_control_changes_the_chart(standalone, index):
+    page, errors = standalone
+    assert controls_change_charts(page.locator(".bv-explorable").nth(index)) > 0
+    assert not errors, errors
+
+
+@pytest.mark.browser
+def test_keyboard_moves_a_slider(standalone):
+    page, _ = standalone
+    root = page.locator(".bv-explorable[data-kind=effort]")
+    slider = root.locator("input[type=range]").first
+    before = root.evaluate("e => e.bvView().a[0]")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    assert root.evaluate("e => e.bvView().a[0]") < before
