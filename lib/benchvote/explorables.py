@@ -76,6 +76,11 @@ class Explorable:
         return self.to_html()
 
 
+def _direction(frame: pd.DataFrame, higher_is_better: Any) -> np.ndarray:
+    return as_direction(higher_is_better, frame.shape[1],
+                        list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+
+
 def _ranks(values: Any) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=float)]
 
@@ -150,8 +155,7 @@ def model_toggle(
     base = protected_ranking(frame, protected, higher_is_better=higher_is_better, convention=convention, tol=tol)
     field_labels = protected + pool
     sub = frame.loc[field_labels]
-    direction = as_direction(higher_is_better, frame.shape[1],
-                             list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+    direction = _direction(frame, higher_is_better)
     data: dict[str, Any] = {
         "protected": [str(x) for x in protected], "pool": [str(x) for x in pool],
         "field": [str(x) for x in field_labels], "checked": [str(x) for x in checked], "columns": columns,
@@ -244,8 +248,7 @@ def label_noise(
     tol = check_tol(tol)
     frame = as_score_frame(scores)
     top = check_number(top, "top", low=2, integer=True)
-    direction = as_direction(higher_is_better, frame.shape[1],
-                             list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+    direction = _direction(frame, higher_is_better)
     oriented = frame.to_numpy(dtype=float) * np.where(direction, 1.0, -1.0)
     low = default_eps(oriented, tol=tol) if eps is None else check_number(eps, "eps", low=0.0, high=1.0,
                                                                           low_open=True, high_open=True)
@@ -316,8 +319,7 @@ def missing_share(
     shares = [check_number(s, "share", low=0.0, high=1.0, high_open=True) for s in shares]
     if len(shares) < 2:
         raise ValueError("shares needs at least 2 positions")
-    direction = as_direction(higher_is_better, frame.shape[1],
-                             list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+    direction = _direction(frame, higher_is_better)
     oriented = frame * np.where(direction, 1.0, -1.0)
 
     def rules(table: pd.DataFrame) -> list[pd.Series]:
@@ -374,8 +376,7 @@ def cell_knockout(scores: pd.DataFrame, higher_is_better: Any = True, *,
     """
     tol = check_tol(tol)
     frame = as_score_frame(scores, allow_nan=True)
-    direction = as_direction(higher_is_better, frame.shape[1],
-                             list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+    direction = _direction(frame, higher_is_better)
     values = frame.to_numpy(dtype=float)
     return Explorable("cell-knockout", {
         "models": [str(x) for x in frame.index], "tasks": [str(t) for t in frame.columns],

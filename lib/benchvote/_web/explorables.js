@@ -294,6 +294,15 @@
       return wrap;
     }
 
+    /** The summary line and the slot for the charts, appended to the explorable. */
+    function outputs(root, row) {
+      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
+      const slot = el("div", { class: row ? "bv-slot bv-row" : "bv-slot" });
+      root.appendChild(summary);
+      root.appendChild(slot);
+      return [summary, slot];
+    }
+
     function describeChanges(before, after, labels, changed) {
       const say = ([i, j]) => {
         const a = labels[i];
@@ -325,10 +334,7 @@
       boxes.forEach(([lab]) => grid.appendChild(lab));
       root.appendChild(el("div", { class: "bv-heading" }, "Add weak models to the field:"));
       root.appendChild(grid);
-      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
-      const slot = el("div", { class: "bv-slot" });
-      root.appendChild(summary);
-      root.appendChild(slot);
+      const [summary, slot] = outputs(root, false);
       const wins = d.wins && d.wins.map((row) => row.map(BigInt));
       const compared = d.compared && d.compared.map((row) => row.map(BigInt));
       let view = {};
@@ -400,10 +406,7 @@
       buttons.appendChild(worst);
       buttons.appendChild(clean);
       root.appendChild(buttons);
-      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
-      const slot = el("div", { class: "bv-slot" });
-      root.appendChild(summary);
-      root.appendChild(slot);
+      const [summary, slot] = outputs(root, false);
       let view = {};
 
       function redraw() {
@@ -455,10 +458,7 @@
       s.refresh = show;
       show();
       root.appendChild(s);
-      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
-      const slot = el("div", { class: "bv-slot bv-row" });
-      root.appendChild(summary);
-      root.appendChild(slot);
+      const [summary, slot] = outputs(root, true);
       let view = {};
 
       function redraw() {
@@ -510,10 +510,7 @@
         }
       }
       root.appendChild(grid);
-      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
-      const slot = el("div", { class: "bv-slot bv-row" });
-      root.appendChild(summary);
-      root.appendChild(slot);
+      const [summary, slot] = outputs(root, true);
       let view = {};
 
       function compute(values) {
@@ -610,10 +607,7 @@
       const reset = el("button", { type: "button", name: "reset" }, "reset");
       reset.title = "back to the chapter's return curves";
       root.appendChild(el("div", { class: "bv-buttons" })).appendChild(reset);
-      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
-      const slot = el("div", { class: "bv-slot" });
-      root.appendChild(summary);
-      root.appendChild(slot);
+      const [summary, slot] = outputs(root, false);
       let view = {};
 
       function redraw() {
