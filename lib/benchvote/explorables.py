@@ -64,7 +64,7 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the payload, the stylesheet and the script (about 25 KB)."""
+        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 31 KB)."""
         payload = json.dumps(self.data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
         return (f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
                 f"<style>{_asset('explorables.css')}</style>"

@@ -642,10 +642,6 @@
       return () => view;
     };
 
-    BV.midranks = midranks;
-    BV.kendallDistance = kendallDistance;
-    BV.logWaterFilling = logWaterFilling;
-
     BV.mount = function (root) {
       if (!root || root.dataset.mounted) return;
       const payload = root.querySelector("script.bv-data");
@@ -656,7 +652,6 @@
         const view = kinds[root.dataset.kind](body, d);
         root.bvView = view;
         root.dataset.mounted = "yes";
-        body.addEventListener("change", () => (root.dataset.updates = String(Number(root.dataset.updates || 0) + 1)));
       } catch (err) {
         body.textContent = `This explorable could not start: ${err}`;
         throw err;
