@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import benchvote as bv
 from benchvote import explorables as ex
@@ -176,3 +178,35 @@ def test_keyboard_moves_a_slider(standalone):
     slider.focus()
     page.keyboard.press("ArrowLeft")
     assert root.evaluate("e => e.bvView().a[0]") < before
+
+
+# ---------- invariances of the payloads ----------
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(4, 7), n=st.integers(1, 4))
+def test_model_toggle_is_ordinal_and_follows_the_pool_order(seed, m, n):
+    """A strictly increasing transform of a task changes no count; reordering the pool reorders its columns."""
+    rng = np.random.default_rng(seed)
+    s = _table(rng, m, n, missing=0.2)
+    protected, pool = list(s.index[:2]), list(s.index[2:])
+    x = ex.model_toggle(s, protected, pool)
+    y = ex.model_toggle(s ** 3 + 7.0, protected, pool)
+    assert (x.data["wins"], x.data["compared"], x.data["base"]) == (y.data["wins"], y.data["compared"],
+                                                                    y.data["base"])
+    order = rng.permutation(len(pool))
+    z = ex.model_toggle(s, protected, [pool[k] for k in order])
+    cols = list(range(2)) + [2 + k for k in order]
+    assert z.data["wins"] == [[row[c] for c in cols] for row in x.data["wins"]]
+    assert z.data["base"] == x.data["base"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_label_noise_permutes_with_the_models(seed):
+    rng = np.random.default_rng(seed)
+    s = _table(rng, 6, 3, ties=False)
+    order = rng.permutation(6)
+    x = ex.label_noise(s, eps=0.3, worst=[1.0, 0.3, 1.0])
+    y = ex.label_noise(s.iloc[order], eps=0.3, worst=[1.0, 0.3, 1.0])
+    assert y.data["before"] == [x.data["before"][k] for k in order]
+    assert y.data["values"] == [x.data["values"][k] for k in order]
