@@ -466,7 +466,7 @@
         const pct = `${Math.round(st.share * 100)}% removed`;
         const figs = d.rules.map((rule, k) => {
           const fig = figure(bumpChart(d.full[k], st.ranks[k], d.shown[k], {
-            titles: ["all scores", pct], width: 460, name: rule, maxLabel: 20, left: 0.38,
+            titles: ["all scores", pct], width: 600, name: rule, maxLabel: 22, left: 0.40,
             alt: `Bump chart for ${rule}: ranks of the full-table top ${d.shown[k].length} with all scores (left) ` +
               `and with ${pct} (right).`,
           }), rule);

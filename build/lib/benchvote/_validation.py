@@ -1,0 +1,325 @@
+"""Input checks shared by every measure.
+
+Every public function funnels its inputs through these helpers so that bad
+input fails early with a message that names the problem.  Nothing here ever
+imputes, reorders or drops data.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ScoreMatrix",
+    "UnknownLabelError",
+    "as_label_list",
+    "as_score_frame",
+    "as_float_array",
+    "check_frame",
+    "check_choice",
+    "check_number",
+    "check_tol",
+    "constant_tasks",
+    "as_score_matrix",
+    "as_direction",
+    "as_vector",
+    "wrap_models",
+]
+
+
+class ScoreMatrix:
+    """A validated models x tasks matrix with its labels.
+
+    Attributes
+    ----------
+    values : ndarray of float, shape (m, n)
+        Scores, ``nan`` marking a missing cell (only when allowed).
+    models : list
+        Row labels (``0, 1, ...`` for unlabelled arrays).
+    tasks : list
+        Column labels (``0, 1, ...`` for unlabelled arrays).
+    labelled : bool
+        Whether the input was a :class:`pandas.DataFrame`.
+    """
+
+    __slots__ = ("values", "models", "tasks", "labelled")
+
+    def __init__(self, values: np.ndarray, models: list, tasks: list, labelled: bool):
+        self.values = values
+        self.models = models
+        self.tasks = tasks
+        self.labelled = labelled
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape  # type: ignore[return-value]
+
+    @property
+    def observed(self) -> np.ndarray:
+        return ~np.isnan(self.values)
+
+
+def _describe_cells(mask: np.ndarray, models: Sequence[str], tasks: Sequence[str], limit: int = 5) -> str:
+    rows, cols = np.nonzero(mask)
+    cells = [f"({models[i]!s}, {tasks[j]!s})" for i, j in zip(rows[:limit], cols[:limit])]
+    more = "" if len(rows) <= limit else f" and {len(rows) - limit} more"
+    return ", ".join(cells) + more
+
+
+def as_score_matrix(
+    scores: Any,
+    *,
+    allow_nan: bool = False,
+    min_models: int = 2,
+    min_tasks: int = 1,
+    name: str = "scores",
+    allow_empty_rows: bool = False,
+) -> ScoreMatrix:
+    """Validate a models x tasks score table.
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+        One row per model, one column per task.
+    allow_nan : bool
+        Whether missing cells (``nan``) are allowed.
+    min_models, min_tasks : int
+        Smallest acceptable number of rows and columns.
+    name : str
+        Name used in error messages.
+    allow_empty_rows : bool
+        Whether a model may have no observed score at all (only relevant when
+        ``allow_nan`` is true).
+
+    Raises
+    ------
+    ValueError
+        On a non-numeric, non-2-D, too small, infinite or (unless allowed)
+        missing entry, or a duplicated model or task label.
+    """
+    if scores is None:
+        raise TypeError(f"{name} must be a models x tasks table (array or DataFrame), got None")
+    labelled = isinstance(scores, pd.DataFrame)
+    if labelled:
+        frame = scores
+        check_frame(frame, name, ("model", "task"))
+        models = list(frame.index)
+        tasks = list(frame.columns)
+        values = frame.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        values = as_float_array(scores, name, "a models x tasks table (array or DataFrame)")
+        if values.ndim != 2:
+            raise ValueError(
+                f"{name} must be a 2-D models x tasks table, got an array with {values.ndim} dimension(s)"
+                + (" (use scores[:, None] for a single task)" if values.ndim == 1 else "")
+            )
+        models = list(range(values.shape[0]))
+        tasks = list(range(values.shape[1]))
+    if values.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {values.shape}")
+    m, n = values.shape
+    if m < min_models:
+        raise ValueError(f"{name} needs at least {min_models} models (rows), got {m}")
+    if n < min_tasks:
+        raise ValueError(f"{name} needs at least {min_tasks} task(s) (columns), got {n}")
+    if np.isinf(values).any():
+        raise ValueError(f"{name} contains infinite values at {_describe_cells(np.isinf(values), models, tasks)}")
+    missing = np.isnan(values)
+    if missing.any():
+        if not allow_nan:
+            raise ValueError(
+                f"{name} contains {int(missing.sum())} missing value(s) (NaN) at "
+                f"{_describe_cells(missing, models, tasks)}; this measure needs complete data "
+                "(see benchvote.missing for rankings that handle missing scores)"
+            )
+        if not allow_empty_rows:
+            empty = missing.all(axis=1)
+            if empty.any():
+                names = [models[i] for i in np.flatnonzero(empty)]
+                raise ValueError(f"{name}: model(s) {names[:5]} have no observed score on any task")
+    return ScoreMatrix(values, models, tasks, labelled)
+
+
+def check_frame(frame: pd.DataFrame, name: str, axis_names: tuple[str, str]) -> None:
+    """Refuse duplicated labels (checked first: with them, ``frame[label]`` is a frame) and non-numeric columns."""
+    for axis_name, labels in zip(axis_names, (frame.index, frame.columns)):
+        if labels.has_duplicates:
+            dup = labels[labels.duplicated()].unique().tolist()
+            raise ValueError(f"{name} has duplicated {axis_name} labels: {dup[:5]}")
+    bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
+    if bad:
+        raise ValueError(
+            f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "
+            f"({', '.join(str(t) for _, t in bad[:5])})"
+        )
+
+
+def as_float_array(x: Any, name: str, what: str) -> np.ndarray:
+    """``x`` as a float array, refusing strings, ragged nesting and non-numeric entries with named errors."""
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got a string")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            raise ValueError(f"{name} must be rectangular; its rows have different lengths") from None
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+
+
+def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | None = None) -> np.ndarray:
+    """Return a boolean array of length ``n_tasks`` saying which tasks reward high scores.
+
+    ``higher_is_better`` may be a single bool, a sequence of bools or a
+    :class:`pandas.Series` indexed by task label (aligned to ``tasks``).
+    """
+    if isinstance(higher_is_better, (bool, np.bool_)):
+        return np.full(n_tasks, bool(higher_is_better))
+    if isinstance(higher_is_better, pd.Series) and tasks is not None:
+        missing = [t for t in tasks if t not in higher_is_better.index]
+        if missing:
+            raise ValueError(f"higher_is_better has no entry for task(s) {missing[:5]}")
+        arr = higher_is_better.loc[list(tasks)].to_numpy()
+    else:
+        arr = np.asarray(higher_is_better)
+    if arr.shape != (n_tasks,):
+        raise ValueError(f"higher_is_better must be a bool or have one entry per task ({n_tasks}), got shape {arr.shape}")
+    if arr.dtype != bool:
+        if not np.isin(arr, [0, 1, True, False]).all():
+            raise ValueError("higher_is_better entries must be booleans")
+        arr = arr.astype(bool)
+    return arr
+
+
+def as_vector(x: Any, *, name: str, length: int | None = None, allow_nan: bool = False, min_length: int = 1) -> np.ndarray:
+    """Validate a 1-D numeric vector."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric vector, got {'None' if x is None else 'a string'}")
+    if isinstance(x, (pd.Series, pd.Index)):
+        x = x.to_numpy(dtype=float, na_value=np.nan)
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}, got {arr.shape[0]}")
+    if arr.shape[0] < min_length:
+        raise ValueError(f"{name} needs at least {min_length} entries, got {arr.shape[0]}")
+    if np.isinf(arr).any():
+        raise ValueError(f"{name} contains infinite values")
+    if not allow_nan and np.isnan(arr).any():
+        raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} missing value(s) (NaN)")
+    return arr
+
+
+def wrap_models(values: np.ndarray, matrix: ScoreMatrix, name: str) -> np.ndarray | pd.Series:
+    """Return ``values`` as a Series indexed by model when the input was labelled."""
+    if matrix.labelled:
+        return pd.Series(values, index=pd.Index(matrix.models), name=name)
+    return values
+
+
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    integer: bool = False,
+    allow_none: bool = False,
+) -> Any:
+    """Validate a numeric parameter and return it as a Python ``float`` (or ``int``).
+
+    Raises :class:`TypeError` when ``value`` is not a real number (a string,
+    ``None``, a bool, an array) and :class:`ValueError` when it is nan,
+    infinite or outside ``[low, high]`` (ends excluded when ``*_open``).
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        kind = "an integer" if integer else "a number"
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r}")
+    if integer:
+        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+        if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+            raise ValueError(f"{name} must be a finite integer, got {value!r}")
+        out: Any = int(value)
+    else:
+        out = float(value)
+        if not np.isfinite(out):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (out < low or (low_open and out == low)):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value!r}")
+    if high is not None and (out > high or (high_open and out == high)):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high:g}, got {value!r}")
+    return out
+
+
+def check_tol(tol: Any, name: str = "tol") -> float:
+    """A tie tolerance: a finite number >= 0."""
+    return check_number(tol, name, low=0.0)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """``value`` must be one of ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}")
+    return value
+
+
+def as_score_frame(scores: Any, **kwargs: Any) -> pd.DataFrame:
+    """Validate like :func:`as_score_matrix` and return a DataFrame (integer labels for arrays)."""
+    mat = as_score_matrix(scores, **kwargs)
+    if mat.labelled:
+        return scores
+    return pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
+
+
+def constant_tasks(values: np.ndarray, tol: float) -> np.ndarray:
+    """Boolean mask of the tasks whose observed scores are all tied (spread at most ``tol``).
+
+    The spread ``max - min`` is exact in floating point, unlike the standard
+    deviation: three copies of 55.55555555555556 have a standard deviation of
+    about 7e-15 but a spread of exactly 0.
+    """
+    observed = ~np.isnan(values)
+    high = np.where(observed, values, -np.inf).max(axis=0)
+    low = np.where(observed, values, np.inf).min(axis=0)
+    spread = np.where(observed.any(axis=0), high - low, 0.0)
+    return ~(spread > tol)
+
+
+class UnknownLabelError(KeyError, ValueError):
+    """A model or task label that is not in the table (both a ``KeyError`` and a ``ValueError``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model") -> list:
+    """Validate a list of labels drawn from ``known``: no strings in place of lists, no repeats, no unknowns."""
+    if labels is None:
+        raise TypeError(f"{name} must be a list of {what} labels, got None")
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"{name} must be a list of {what} labels, got the string {labels!r}")
+    try:
+        out = list(labels)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of {what} labels, got {type(labels).__name__}") from None
+    known_set = set(known)
+    unknown = [x for x in out if x not in known_set]
+    if unknown:
+        raise UnknownLabelError(f"{name}: unknown {what}(s) {unknown[:5]}")
+    if len(set(out)) != len(out):
+        dup = pd.Index(out)[pd.Index(out).duplicated()].unique().tolist()
+        raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
+    return out
+

@@ -1,0 +1,663 @@
+/* benchvote explorables: rank-flip controls that compute in the page (no kernel, no network).
+ *
+ * Each explorable is a <div class="bv-explorable" data-kind="..."> holding a JSON payload
+ * written by benchvote.explorables (Python) and this script.  The script defines the runtime once
+ * per page and mounts the element it sits in.  Every number shown is either looked up from the
+ * library's own results (discrete controls) or computed here with the library's definitions
+ * (rank with a tie tolerance and midranks, exact rational win rates, weighted means, the closed
+ * form of water filling for logarithmic returns); the site tests compare both with benchvote.
+ * element.bvView() returns what the element currently shows, for those tests.
+ */
+(function () {
+  "use strict";
+  const BV = (window.benchvoteExplorables = window.benchvoteExplorables || {});
+  const host = document.currentScript && document.currentScript.parentElement;
+
+  if (!BV.mount) {
+    const SVG = "http://www.w3.org/2000/svg";
+    const FLIP = "#c0392b";
+    const STAY = "#95a5a6";
+
+    // ---------- numbers, with the library's definitions ----------
+
+    /** Midranks, highest value first; consecutive sorted values within tol tie (benchvote.rank). */
+    function midranks(x, tol) {
+      const order = x.map((_, i) => i).sort((a, b) => (x[b] - x[a]) || (a - b));
+      const out = new Array(x.length);
+      let start = 0;
+      for (let pos = 1; pos <= order.length; pos++) {
+        if (pos === order.length || x[order[pos - 1]] - x[order[pos]] > tol) {
+          for (let k = start; k < pos; k++) out[order[k]] = (start + 1 + pos) / 2;
+          start = pos;
+        }
+      }
+      return out;
+    }
+
+    /** Ranks of ranks: 1 for the smallest rank (benchvote.rank(r, higher_is_better=False)). */
+    function rerank(r) {
+      return midranks(r.map((v) => -v), 0);
+    }
+
+    function gcd(a, b) {
+      if (a < 0n) a = -a;
+      while (b) [a, b] = [b, a % b];
+      return a;
+    }
+
+    /** Exact sums of fractions [num, den] with BigInt. */
+    function addFrac(p, q) {
+      const n = p[0] * q[1] + q[0] * p[1];
+      const d = p[1] * q[1];
+      const g = gcd(n, d) || 1n;
+      return [n / g, d / g];
+    }
+
+    /** Midranks (1 = highest) of exact fractions; only equal values tie (benchvote.ranking.exact_midranks). */
+    function exactMidranks(fr) {
+      const cmp = (a, b) => {
+        const l = fr[b][0] * fr[a][1];
+        const r = fr[a][0] * fr[b][1];
+        return l < r ? -1 : l > r ? 1 : 0;
+      };
+      const order = fr.map((_, i) => i).sort((a, b) => cmp(a, b) || (a - b));
+      const out = new Array(fr.length);
+      let start = 0;
+      for (let pos = 1; pos <= order.length; pos++) {
+        if (pos === order.length || cmp(order[pos - 1], order[pos]) !== 0) {
+          for (let k = start; k < pos; k++) out[order[k]] = (start + 1 + pos) / 2;
+          start = pos;
+        }
+      }
+      return out;
+    }
+
+    function sign(v) {
+      return v > 0 ? 1 : v < 0 ? -1 : 0;
+    }
+
+    /** Normalised Kendall tau distance, strict reversals only (benchvote.kendall_tau_distance). */
+    function kendallDistance(a, b) {
+      let bad = 0;
+      const m = a.length;
+      for (let i = 0; i < m; i++)
+        for (let j = i + 1; j < m; j++) if (sign(a[i] - a[j]) * sign(b[i] - b[j]) < 0) bad++;
+      return bad / ((m * (m - 1)) / 2);
+    }
+
+    function maxRankChange(a, b) {
+      let top = 0;
+      for (let i = 0; i < a.length; i++) top = Math.max(top, Math.abs(a[i] - b[i]));
+      return top / (a.length - 1);
+    }
+
+    /** Pairs i < j whose relative order differs in any way (benchvote.plotting.changed_pairs). */
+    function changedPairs(a, b) {
+      const out = [];
+      for (let i = 0; i < a.length; i++)
+        for (let j = i + 1; j < a.length; j++) if (sign(a[i] - a[j]) !== sign(b[i] - b[j])) out.push([i, j]);
+      return out;
+    }
+
+    /** Ordered pairs (i, j): i strictly above j before and strictly below it after. */
+    function flippedPairs(a, b) {
+      const out = [];
+      for (let i = 0; i < a.length; i++)
+        for (let j = 0; j < a.length; j++) if (a[i] < a[j] && b[i] > b[j]) out.push([i, j]);
+      return out;
+    }
+
+    // ---------- drawing ----------
+
+    function el(tag, attrs, text) {
+      const node = document.createElement(tag);
+      for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+      if (text !== undefined) node.textContent = text;
+      return node;
+    }
+
+    function sv(tag, attrs, text) {
+      const node = document.createElementNS(SVG, tag);
+      for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+      if (text !== undefined) node.textContent = text;
+      return node;
+    }
+
+    function short(name, n) {
+      name = String(name);
+      return name.length <= n ? name : name.slice(0, n - 1) + "\u2026";
+    }
+
+    function fmt(v, digits) {
+      return Number(v).toFixed(digits);
+    }
+
+    function rankText(r) {
+      return Number.isInteger(r) ? String(r) : r.toFixed(1);
+    }
+
+    /** Label positions: tied ranks share a dot, their labels are stacked around it. */
+    function spread(y) {
+      const out = y.slice();
+      const groups = new Map();
+      y.forEach((v, i) => (groups.has(v) ? groups.get(v).push(i) : groups.set(v, [i])));
+      for (const [v, idx] of groups) {
+        if (idx.length < 2) continue;
+        idx.forEach((i, k) => (out[i] = v + 0.55 * (k - (idx.length - 1) / 2)));
+      }
+      return out;
+    }
+
+    /** A bump chart: two rankings of the same models, one line per model, red where a pair changes order. */
+    function bumpChart(before, after, labels, opts) {
+      const m = before.length;
+      const row = 22;
+      const top = 34;
+      const width = opts.width || 640;
+      const x0 = width * (opts.left || 0.40);
+      const x1 = width * (1 - (opts.left || 0.40)) + width * 0.04;
+      const maxLabel = opts.maxLabel || 30;
+      const maxRank = Math.max(m, ...before, ...after);
+      const height = top + row * maxRank + 28;
+      const y = (r) => top + row * (r - 0.5);
+      const svg = sv("svg", {
+        width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img",
+        "aria-label": opts.alt, class: "bv-chart", "data-chart": opts.name || "bump",
+        preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px`,
+      });
+      svg.appendChild(sv("title", {}, opts.alt));
+      svg.appendChild(sv("text", { x: x0, y: 16, "text-anchor": "middle", class: "bv-axis" }, opts.titles[0]));
+      svg.appendChild(sv("text", { x: x1, y: 16, "text-anchor": "middle", class: "bv-axis" }, opts.titles[1]));
+      const yl = top + (row * maxRank) / 2;
+      svg.appendChild(sv("text", { x: 12, y: yl, transform: `rotate(-90 12 ${yl})`, "text-anchor": "middle",
+        class: "bv-axis" }, "rank (1 = best)"));
+      const moved = new Set(changedPairs(before, after).flat());
+      const ly = spread(before);
+      const ry = spread(after);
+      const order = labels.map((_, i) => i).sort((a, b) => moved.has(a) - moved.has(b));
+      for (const i of order) {
+        const colour = moved.has(i) ? FLIP : STAY;
+        const w = moved.has(i) ? 2.4 : 1.3;
+        const g = sv("g", { "data-model": labels[i] });
+        g.appendChild(sv("line", { x1: x0, y1: y(before[i]), x2: x1, y2: y(after[i]), stroke: colour,
+          "stroke-width": w }));
+        g.appendChild(sv("circle", { cx: x0, cy: y(before[i]), r: 3.5, fill: colour }));
+        g.appendChild(sv("circle", { cx: x1, cy: y(after[i]), r: 3.5, fill: colour }));
+        g.appendChild(sv("text", { x: x0 - 8, y: y(ly[i]) + 4, "text-anchor": "end", class: "bv-label",
+          fill: moved.has(i) ? FLIP : "#333" }, `${short(labels[i], maxLabel)}  ${rankText(before[i])}`));
+        g.appendChild(sv("text", { x: x1 + 8, y: y(ry[i]) + 4, "text-anchor": "start", class: "bv-label",
+          fill: moved.has(i) ? FLIP : "#333" }, `${rankText(after[i])}  ${short(labels[i], maxLabel)}`));
+        svg.appendChild(g);
+      }
+      return svg;
+    }
+
+    /** Horizontal bars, one per label, with a value and an optional note at the bar's end. */
+    function barChart(values, labels, opts) {
+      const row = 22;
+      const top = 30;
+      const width = opts.width || 420;
+      const x0 = opts.labelWidth || 120;
+      const span = width - x0 - 90;
+      const lo = opts.min === undefined ? 0 : opts.min;
+      const hi = opts.max === undefined ? Math.max(...values.filter((v) => v !== null), 1e-12) : opts.max;
+      const height = top + row * values.length + 34;
+      const svg = sv("svg", {
+        width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": opts.alt,
+        class: "bv-chart", "data-chart": opts.name || "bars", preserveAspectRatio: "xMinYMin meet",
+        style: `max-width:${width}px`,
+      });
+      svg.appendChild(sv("title", {}, opts.alt));
+      svg.appendChild(sv("text", { x: x0, y: 16, class: "bv-axis" }, opts.title));
+      values.forEach((v, i) => {
+        const yy = top + row * i;
+        svg.appendChild(sv("text", { x: x0 - 6, y: yy + 14, "text-anchor": "end", class: "bv-label" },
+          short(labels[i], 16)));
+        if (v === null) {
+          svg.appendChild(sv("text", { x: x0 + 4, y: yy + 14, class: "bv-label", fill: FLIP }, "not ranked"));
+          return;
+        }
+        const w = Math.max(0, ((v - lo) / (hi - lo || 1)) * span);
+        const on = opts.active ? opts.active[i] : true;
+        svg.appendChild(sv("rect", { x: x0, y: yy + 3, width: w, height: row - 7, fill: on ? "#2c7fb8" : "#bdc3c7" }));
+        svg.appendChild(sv("text", { x: x0 + w + 5, y: yy + 14, class: "bv-label" },
+          fmt(v, opts.digits === undefined ? 3 : opts.digits) + (opts.notes ? opts.notes[i] : "")));
+      });
+      const base = top + row * values.length + 2;
+      svg.appendChild(sv("line", { x1: x0, y1: base, x2: x0 + span, y2: base, stroke: "#555" }));
+      svg.appendChild(sv("text", { x: x0 + span / 2, y: base + 22, "text-anchor": "middle", class: "bv-axis" },
+        opts.xlabel));
+      return svg;
+    }
+
+    /** The return curves f_i(x) = a_i log(1 + b_i x) on [0, budget], each with a dot at its optimal effort. */
+    function curveChart(a, b, x, tasks, budget) {
+      const width = 520;
+      const height = 230;
+      const left = 56;
+      const right = 120;
+      const top = 24;
+      const bottom = 40;
+      const f = (i, t) => a[i] * Math.log1p(b[i] * t);
+      const hi = Math.max(...a.map((_, i) => f(i, budget)), 1e-12);
+      const px = (t) => left + (t / budget) * (width - left - right);
+      const py = (v) => height - bottom - (v / hi) * (height - top - bottom);
+      const palette = ["#2c7fb8", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#a6761d", "#666666"];
+      const svg = sv("svg", { width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img", class: "bv-chart",
+        "data-chart": "curves", preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px`,
+        "aria-label": `Line chart of the ${a.length} return curves against effort, each with a dot at its optimal effort.` });
+      svg.appendChild(sv("title", {}, svg.getAttribute("aria-label")));
+      svg.appendChild(sv("line", { x1: left, y1: py(0), x2: px(budget), y2: py(0), stroke: "#555" }));
+      svg.appendChild(sv("line", { x1: left, y1: py(0), x2: left, y2: py(hi), stroke: "#555" }));
+      svg.appendChild(sv("text", { x: (left + px(budget)) / 2, y: height - 8, "text-anchor": "middle", class: "bv-axis" },
+        "effort x"));
+      const yl = (top + height - bottom) / 2;
+      svg.appendChild(sv("text", { x: 14, y: yl, transform: `rotate(-90 14 ${yl})`, "text-anchor": "middle",
+        class: "bv-axis" }, "score gain f(x)"));
+      svg.appendChild(sv("text", { x: left - 4, y: py(hi) + 4, "text-anchor": "end", class: "bv-label" }, fmt(hi, 2)));
+      svg.appendChild(sv("text", { x: left - 4, y: py(0) + 4, "text-anchor": "end", class: "bv-label" }, "0"));
+      a.forEach((_, i) => {
+        const colour = palette[i % palette.length];
+        const pts = Array.from({ length: 41 }, (_, k) => (k / 40) * budget).map((t) => `${px(t)},${py(f(i, t))}`);
+        svg.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 1.8 }));
+        svg.appendChild(sv("circle", { cx: px(x[i]), cy: py(f(i, x[i])), r: 4, fill: colour }));
+        svg.appendChild(sv("text", { x: px(budget) + 6, y: py(f(i, budget)) + 4, class: "bv-label", fill: colour },
+          short(tasks[i], 16)));
+      });
+      return svg;
+    }
+
+    function figure(svg, caption) {
+      const fig = el("figure", { class: "bv-figure" });
+      fig.appendChild(svg);
+      fig.appendChild(el("figcaption", {}, caption));
+      return fig;
+    }
+
+    function replace(slot, node) {
+      slot.replaceChildren(node);
+    }
+
+    function slider(name, value, min, max, step, label) {
+      const wrap = el("label", { class: "bv-slider" });
+      wrap.appendChild(el("span", { class: "bv-slider-name" }, label));
+      const input = el("input", { type: "range", min: String(min), max: String(max), step: String(step),
+        value: String(value), name, "aria-label": label });
+      const out = el("output", {}, "");
+      const show = () => (out.textContent = fmt(input.value, 2));
+      input.addEventListener("input", show);
+      show();
+      wrap.appendChild(input);
+      wrap.appendChild(out);
+      wrap.input = input;
+      wrap.refresh = show;
+      return wrap;
+    }
+
+    /** The summary line and the slot for the charts, appended to the explorable. */
+    function outputs(root, row) {
+      const summary = el("p", { class: "bv-summary", "aria-live": "polite" });
+      const slot = el("div", { class: row ? "bv-slot bv-row" : "bv-slot" });
+      root.appendChild(summary);
+      root.appendChild(slot);
+      return [summary, slot];
+    }
+
+    function describeChanges(before, after, labels, changed) {
+      const say = ([i, j]) => {
+        const a = labels[i];
+        const b = labels[j];
+        if (after[i] === after[j]) return `${a} and ${b} now tie`;
+        return after[i] < after[j] ? `${a} now ahead of ${b}` : `${b} now ahead of ${a}`;
+      };
+      const names = changed.slice(0, 4).map(say).join("; ");
+      const more = changed.length > 4 ? ` and ${changed.length - 4} more` : "";
+      return changed.length ? `: ${names}${more}` : "";
+    }
+
+    // ---------- the explorables ----------
+
+    const kinds = {};
+
+    /** Check boxes add weak models to the field; the protected models' win-rate ranking is recomputed. */
+    kinds["model-toggle"] = function (root, d) {
+      const p = d.protected.length;
+      const boxes = d.pool.map((name, k) => {
+        const lab = el("label", { class: "bv-check" });
+        const box = el("input", { type: "checkbox", name: `add-${k}` });
+        box.checked = d.checked.includes(name);
+        lab.appendChild(box);
+        lab.appendChild(document.createTextNode(" " + name));
+        return [lab, box];
+      });
+      const grid = el("div", { class: "bv-grid", style: `grid-template-columns: repeat(${d.columns}, auto)` });
+      boxes.forEach(([lab]) => grid.appendChild(lab));
+      root.appendChild(el("div", { class: "bv-heading" }, "Add weak models to the field:"));
+      root.appendChild(grid);
+      const [summary, slot] = outputs(root, false);
+      const wins = d.wins && d.wins.map((row) => row.map(BigInt));
+      const compared = d.compared && d.compared.map((row) => row.map(BigInt));
+      let view = {};
+
+      function ranksFor(added) {
+        if (d.convention === "strict") {
+          const field = d.protected.map((_, i) => i).concat(added.map((k) => p + k));
+          const totals = [];
+          for (let a = 0; a < p; a++) {
+            let total = [0n, 1n];
+            for (const j of field) {
+              if (j === a) continue;
+              if (compared[a][j] === 0n)
+                return { error: `${d.protected[a]} and ${d.field[j]} share no task with a score; ` +
+                  "the win rate of the protected model is undefined" };
+              total = addFrac(total, [wins[a][j], compared[a][j]]);
+            }
+            totals.push(total);
+          }
+          return { ranks: exactMidranks(totals) };
+        }
+        const key = added.reduce((acc, k) => acc + 2 ** k, 0);
+        return { ranks: d.lookup[key] };
+      }
+
+      function redraw() {
+        const added = boxes.map(([, b], k) => (b.checked ? k : -1)).filter((k) => k >= 0);
+        const got = ranksFor(added);
+        if (got.error) {
+          summary.textContent = `Cannot rank: ${got.error}.`;
+          slot.replaceChildren();
+          view = { added: added.map((k) => d.pool[k]), error: got.error };
+          return;
+        }
+        const before = d.base;
+        const after = got.ranks;
+        const changed = changedPairs(before, after);
+        const flips = flippedPairs(before, after);
+        const tau = kendallDistance(before, after);
+        summary.innerHTML = `<b>${added.length}</b> weak model(s) added; <b>${changed.length}</b> protected ` +
+          `pair(s) change order, <b>${flips.length}</b> reversed outright (Kendall tau distance ${fmt(tau, 3)})`;
+        summary.appendChild(document.createTextNode(describeChanges(before, after, d.protected, changed) + "."));
+        replace(slot, figure(bumpChart(before, after, d.protected, {
+          titles: ["protected models only", `with ${added.length} added`],
+          alt: `Bump chart of the ${p} protected models: their win-rate ranks among themselves (left) and with ` +
+            `${added.length} added model(s) in the field (right); ${changed.length} pair(s) change order.`,
+        }), d.caption));
+        view = { added: added.map((k) => d.pool[k]), before, after, changed: changed.length,
+          reversed: flips.length, tau };
+      }
+
+      boxes.forEach(([, b]) => b.addEventListener("change", redraw));
+      redraw();
+      return () => view;
+    };
+
+    /** One slider per task for its share of intact labels; ranks of the weighted means, recomputed. */
+    kinds["label-noise"] = function (root, d) {
+      const n = d.tasks.length;
+      root.appendChild(el("div", { class: "bv-heading" }, "Share of intact labels per task:"));
+      const sliders = d.tasks.map((t, k) => slider(`alpha-${k}`, 1, d.eps, 1, "any", short(t, 22)));
+      const box = el("div", { class: "bv-sliders" });
+      sliders.forEach((s) => box.appendChild(s));
+      root.appendChild(box);
+      const buttons = el("div", { class: "bv-buttons" });
+      const worst = el("button", { type: "button", name: "worst" }, "worst case");
+      worst.title = "the weights that reverse the most pairs, found by benchvote's cardinal_sensitivity";
+      const clean = el("button", { type: "button", name: "clean" }, "no noise");
+      buttons.appendChild(worst);
+      buttons.appendChild(clean);
+      root.appendChild(buttons);
+      const [summary, slot] = outputs(root, false);
+      let view = {};
+
+      function redraw() {
+        const alpha = sliders.map((s) => Number(s.input.value));
+        const total = alpha.reduce((a, b) => a + b, 0);
+        const means = d.values.map((row) => row.reduce((acc, v, k) => acc + v * alpha[k], 0) / total);
+        const after = midranks(means, d.tol);
+        const tau = kendallDistance(d.before, after);
+        const mrc = maxRankChange(d.before, after);
+        summary.innerHTML = `All ${d.models.length} models: Kendall tau distance <b>${fmt(tau, 3)}</b>, ` +
+          `max rank change <b>${fmt(mrc, 3)}</b>.`;
+        const b = rerank(d.shown.map((i) => d.before[i]));
+        const a = rerank(d.shown.map((i) => after[i]));
+        const labels = d.shown.map((i) => d.models[i]);
+        const fig = figure(bumpChart(b, a, labels, {
+          titles: ["clean labels", "with label noise"], width: 700,
+          alt: `Bump chart of the ${labels.length} best models by mean score, ranked among themselves with clean ` +
+            `labels (left) and under the chosen label noise (right).`,
+        }), d.caption);
+        fig.insertBefore(barChart(alpha, d.tasks, {
+          title: "share of intact labels", name: "weights", min: 0, max: 1, digits: 2, labelWidth: 150, width: 420,
+          xlabel: "alpha (1 = no noise)", alt: `Bars of the share of intact labels of each of the ${n} tasks.`,
+        }), fig.firstChild);
+        replace(slot, fig);
+        view = { alpha, after, tau, mrc, shownBefore: b, shownAfter: a };
+      }
+
+      function setAll(values) {
+        sliders.forEach((s, k) => {
+          s.input.value = String(values[k]);
+          s.refresh();
+        });
+        redraw();
+      }
+
+      sliders.forEach((s) => s.input.addEventListener("input", redraw));
+      worst.addEventListener("click", () => setAll(d.worst));
+      clean.addEventListener("click", () => setAll(new Array(n).fill(1)));
+      redraw();
+      return () => view;
+    };
+
+    /** A slider for the share of scores removed; each state is the library's own result, looked up. */
+    kinds["missing-share"] = function (root, d) {
+      const s = slider("share", 0, 0, d.states.length - 1, 1, "share removed");
+      const out = s.querySelector("output");
+      const show = () => (out.textContent = `${Math.round(d.states[Number(s.input.value)].share * 100)}%`);
+      s.input.addEventListener("input", show);
+      s.refresh = show;
+      show();
+      root.appendChild(s);
+      const [summary, slot] = outputs(root, true);
+      let view = {};
+
+      function redraw() {
+        const st = d.states[Number(s.input.value)];
+        const pct = `${Math.round(st.share * 100)}% removed`;
+        const figs = d.rules.map((rule, k) => {
+          const fig = figure(bumpChart(d.full[k], st.ranks[k], d.shown[k], {
+            titles: ["all scores", pct], width: 460, name: rule, maxLabel: 20, left: 0.38,
+            alt: `Bump chart for ${rule}: ranks of the full-table top ${d.shown[k].length} with all scores (left) ` +
+              `and with ${pct} (right).`,
+          }), rule);
+          return fig;
+        });
+        slot.replaceChildren(...figs);
+        summary.innerHTML = d.rules.map((rule, k) => `${rule}: Kendall tau distance <b>${fmt(st.tau[k], 3)}</b>`)
+          .join("; ") + ` (${st.missing} cells missing).`;
+        view = { share: st.share, missing: st.missing, ranks: st.ranks, tau: st.tau };
+      }
+
+      s.input.addEventListener("input", redraw);
+      redraw();
+      return () => view;
+    };
+
+    /** One check box per observed cell; mean of observed scores and one-level Borda, recomputed. */
+    kinds["cell-knockout"] = function (root, d) {
+      const m = d.models.length;
+      const n = d.tasks.length;
+      root.appendChild(el("div", { class: "bv-heading" }, "Untick a cell to remove that score:"));
+      const grid = el("div", { class: "bv-grid bv-cells", style: `grid-template-columns: repeat(${n + 1}, auto)` });
+      grid.appendChild(el("span", {}, ""));
+      d.tasks.forEach((t) => grid.appendChild(el("b", {}, short(t, 14))));
+      const boxes = [];
+      for (let i = 0; i < m; i++) {
+        grid.appendChild(el("b", {}, d.models[i]));
+        for (let j = 0; j < n; j++) {
+          const v = d.values[i][j];
+          if (v === null) {
+            grid.appendChild(el("i", {}, "missing"));
+            continue;
+          }
+          const lab = el("label", { class: "bv-check" });
+          const box = el("input", { type: "checkbox", name: `cell-${i}-${j}` });
+          box.checked = true;
+          lab.appendChild(box);
+          lab.appendChild(document.createTextNode(" " + d.labels[i][j]));
+          grid.appendChild(lab);
+          boxes.push([i, j, box]);
+        }
+      }
+      root.appendChild(grid);
+      const [summary, slot] = outputs(root, true);
+      let view = {};
+
+      function compute(values) {
+        for (let i = 0; i < m; i++)
+          if (values[i].every((v) => v === null)) return { error: `model ${d.models[i]} has no score` };
+        const wins = d.models.map(() => 0);
+        for (let j = 0; j < n; j++) {
+          const seen = [];
+          for (let i = 0; i < m; i++) if (values[i][j] !== null) seen.push(i);
+          const k = seen.length;
+          if (k < 2) return { error: `task ${d.tasks[j]} has fewer than 2 observed models` };
+          const r = midranks(seen.map((i) => d.sign[j] * values[i][j]), d.tol);
+          const observed = new Map(seen.map((i, q) => [i, r[q]]));
+          for (let i = 0; i < m; i++) {
+            if (observed.has(i)) {
+              const ri = observed.get(i);
+              wins[i] += (k - ri) + (m - k) * (1 - ri / (k + 1));
+            } else wins[i] += (m - 1) / 2;
+          }
+        }
+        const mean = values.map((row) => {
+          const seen = row.filter((v) => v !== null);
+          return seen.reduce((a, b) => a + b, 0) / seen.length;
+        });
+        return { mean, borda: wins, meanRanks: midranks(mean, d.tol), bordaRanks: midranks(wins, d.tol) };
+      }
+
+      function redraw() {
+        const values = d.values.map((row) => row.slice());
+        for (const [i, j, box] of boxes) {
+          if (!box.checked) values[i][j] = null;
+          box.parentElement.classList.toggle("bv-off", !box.checked);
+        }
+        const removed = boxes.filter(([, , b]) => !b.checked).map(([i, j]) => [d.models[i], d.tasks[j]]);
+        const got = compute(values);
+        if (got.error) {
+          summary.textContent = `Cannot rank: ${got.error}.`;
+          slot.replaceChildren(el("p", { class: "bv-error" }, "Tick a cell back to rank again."));
+          view = { removed, error: got.error };
+          return;
+        }
+        const notes = (ranks) => ranks.map((r) => `  (rank ${rankText(r)})`);
+        const rules = [["mean of observed", got.mean, got.meanRanks, 3], ["one-level Borda", got.borda, got.bordaRanks, 2]];
+        slot.replaceChildren(...rules.map(([name, v, r, digits]) => figure(barChart(v, d.models, {
+          title: `${name} (${removed.length} removed)`, name, digits, notes: notes(r), labelWidth: 60, width: 360,
+          min: name === "one-level Borda" ? 0 : Math.min(0, ...v),
+          max: name === "one-level Borda" ? n * (m - 1) : Math.max(...v),
+          xlabel: name === "one-level Borda" ? "expected (task, model) pairs beaten" : "mean of the observed scores",
+          alt: `Bars of each model's ${name} score with its rank.`,
+        }), `${name}: score and rank of each model`)));
+        const order = (r) => d.models.map((x, i) => [r[i], i]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
+          .map(([, i]) => d.models[i]).join(" > ");
+        summary.innerHTML = `<b>${removed.length}</b> cell(s) removed.`;
+        view = { removed, mean: got.mean, borda: got.borda, meanRanks: got.meanRanks, bordaRanks: got.bordaRanks,
+          orders: [order(got.meanRanks), order(got.bordaRanks)] };
+      }
+
+      boxes.forEach(([, , b]) => b.addEventListener("change", redraw));
+      redraw();
+      return () => view;
+    };
+
+    /**
+     * Water filling for f_i(x) = a_i log(1 + b_i x): the marginal return a_i b_i / (1 + b_i x) equals the level
+     * lambda on every task that gets effort, so x_i = max(0, a_i / lambda - 1 / b_i) with sum x_i = budget.
+     */
+    function logWaterFilling(a, b, budget) {
+      const n = a.length;
+      const order = a.map((_, i) => i).sort((i, j) => a[j] * b[j] - a[i] * b[i]);
+      let level = 0;
+      for (let k = 1; k <= n; k++) {
+        const act = order.slice(0, k);
+        const sa = act.reduce((s, i) => s + a[i], 0);
+        const sinv = act.reduce((s, i) => s + 1 / b[i], 0);
+        level = sa / (budget + sinv);
+        const next = k < n ? a[order[k]] * b[order[k]] : 0;
+        if (level >= next) break;
+      }
+      const x = a.map((ai, i) => Math.max(0, ai / level - 1 / b[i]));
+      return { level, allocation: x, active: x.map((v) => v > 0) };
+    }
+
+    kinds["effort"] = function (root, d) {
+      const n = d.tasks.length;
+      root.appendChild(el("div", { class: "bv-heading" }, "Return curves f(x) = a log(1 + b x):"));
+      const scale = d.tasks.map((t, k) => slider(`a-${k}`, d.a[k], d.aRange[0], d.aRange[1], "any", `${t}: a`));
+      const bend = d.tasks.map((t, k) => slider(`b-${k}`, d.b[k], d.bRange[0], d.bRange[1], "any", `${t}: b`));
+      const box = el("div", { class: "bv-sliders bv-two" });
+      for (let k = 0; k < n; k++) {
+        box.appendChild(scale[k]);
+        box.appendChild(bend[k]);
+      }
+      root.appendChild(box);
+      const reset = el("button", { type: "button", name: "reset" }, "reset");
+      reset.title = "back to the chapter's return curves";
+      root.appendChild(el("div", { class: "bv-buttons" })).appendChild(reset);
+      const [summary, slot] = outputs(root, false);
+      let view = {};
+
+      function redraw() {
+        const a = scale.map((s) => Number(s.input.value));
+        const b = bend.map((s) => Number(s.input.value));
+        const plan = logWaterFilling(a, b, d.budget);
+        const gain = a.reduce((s, ai, i) => s + ai * Math.log1p(b[i] * plan.allocation[i]), 0) / n;
+        const even = a.reduce((s, ai, i) => s + ai * Math.log1p((b[i] * d.budget) / n), 0) / n;
+        const active = plan.active.filter(Boolean).length;
+        summary.innerHTML = `Water level <b>${fmt(plan.level, 3)}</b>; ${active} of ${n} tasks get effort. ` +
+          `Mean-score gain: optimal <b>${fmt(gain, 3)}</b>, even split ${fmt(even, 3)}.`;
+        const fig = figure(barChart(plan.allocation, d.tasks, {
+          title: "effort per task", name: "allocation", min: 0, max: d.budget, digits: 3, active: plan.active,
+          xlabel: `effort (budget ${d.budget})`, labelWidth: 130, width: 520,
+          alt: `Bars of the optimal effort on each of the ${n} tasks; ${active} tasks get effort.`,
+        }), d.caption);
+        fig.insertBefore(curveChart(a, b, plan.allocation, d.tasks, d.budget), fig.firstChild);
+        replace(slot, fig);
+        view = { a, b, level: plan.level, allocation: plan.allocation, active: plan.active, gain, even };
+      }
+
+      function restore() {
+        scale.forEach((s, k) => (s.input.value = String(d.a[k])));
+        bend.forEach((s, k) => (s.input.value = String(d.b[k])));
+        scale.concat(bend).forEach((s) => s.refresh());
+        redraw();
+      }
+
+      scale.concat(bend).forEach((s) => s.input.addEventListener("input", redraw));
+      reset.addEventListener("click", restore);
+      redraw();
+      return () => view;
+    };
+
+    BV.mount = function (root) {
+      if (!root || root.dataset.mounted) return;
+      const payload = root.querySelector("script.bv-data");
+      const d = JSON.parse(payload.textContent);
+      const body = el("div", { class: "bv-body" });
+      root.appendChild(body);
+      try {
+        const view = kinds[root.dataset.kind](body, d);
+        root.bvView = view;
+        root.dataset.mounted = "yes";
+      } catch (err) {
+        body.textContent = `This explorable could not start: ${err}`;
+        throw err;
+      }
+    };
+  }
+
+  if (host) BV.mount(host.closest(".bv-explorable"));
+})();

@@ -1,0 +1,371 @@
+"""Turning a models x tasks table into one score per model.
+
+*Cardinal* rules use the numbers (:func:`mean_score`); *ordinal* rules use
+only each task's ranking (:func:`pairwise_wins`, :func:`mean_win_rate`,
+:func:`borda`).  Every ordinal rule reads "who beats whom on a task" from
+:func:`benchvote.rank`, so ties mean the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import (ScoreMatrix, as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice,
+                          check_tol, wrap_models)
+from .ranking import DEFAULT_TIE_TOLERANCE, exact_midranks, rank
+
+__all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
+
+
+def _direction(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
+    return as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+
+
+def task_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
+               allow_nan: bool = True) -> np.ndarray:
+    """Each task's midranks of the models (models x tasks, ``nan`` where missing).
+
+    Examples
+    --------
+    >>> task_ranks([[0.9, 2.0], [0.5, 1.0]], higher_is_better=[True, False])
+    array([[1., 2.],
+           [2., 1.]])
+    """
+    mat = as_score_matrix(scores, allow_nan=allow_nan, allow_empty_rows=True)
+    return rank(mat.values, _direction(mat, higher_is_better), tol=tol, nan_policy="omit")
+
+
+@dataclass(frozen=True)
+class PairwiseCounts:
+    """Head-to-head counts over tasks.
+
+    Attributes
+    ----------
+    wins : ndarray of int, shape (m, m)
+        ``wins[i, j]``: number of tasks on which model i ranks strictly above j.
+    ties : ndarray of int, shape (m, m)
+        Number of tasks on which i and j tie (0 on the diagonal).
+    compared : ndarray of int, shape (m, m)
+        Number of tasks on which both i and j have a score (0 on the diagonal).
+    models : list
+        Model labels, in row order.
+    """
+
+    wins: np.ndarray
+    ties: np.ndarray
+    compared: np.ndarray
+    models: list
+
+    @property
+    def losses(self) -> np.ndarray:
+        return self.wins.T
+
+    def win_fraction(self) -> np.ndarray:
+        """``wins / compared`` (``nan`` where a pair shares no task, 0 on the diagonal)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(self.compared > 0, self.wins / np.maximum(self.compared, 1), np.nan)
+        np.fill_diagonal(out, 0.0)
+        return out
+
+
+def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> PairwiseCounts:
+    r"""Count, for every ordered pair of models, the tasks each one wins.
+
+    .. math::
+
+        \mathrm{wins}_{ij} = \#\{k : s_{ik}, s_{jk} \text{ observed},\ r_{ik} < r_{jk}\},
+
+    with :math:`r_{\cdot k}` the midranks of task :math:`k` (:func:`benchvote.rank`).
+    A pair is compared only on tasks where both models have a score; nothing
+    is imputed.  Mean win rate, Borda count and Copeland's rule are all
+    functions of these counts.
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of each task.
+    tol : float
+        Tie tolerance of :func:`benchvote.rank`.
+
+    Returns
+    -------
+    PairwiseCounts
+
+    Examples
+    --------
+    >>> c = pairwise_wins([[3, 1], [2, 2], [1, 3]])
+    >>> c.wins
+    array([[0, 1, 1],
+           [1, 0, 1],
+           [1, 1, 0]])
+    >>> c.compared[0]
+    array([0, 2, 2])
+    """
+    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
+    r = rank(mat.values, _direction(mat, higher_is_better), tol=tol, nan_policy="omit")
+    m, n = r.shape
+    wins = np.zeros((m, m), dtype=np.int64)
+    ties = np.zeros((m, m), dtype=np.int64)
+    compared = np.zeros((m, m), dtype=np.int64)
+    for k in range(n):
+        col = r[:, k]
+        seen = ~np.isnan(col)
+        idx = np.flatnonzero(seen)
+        if len(idx) < 2:
+            continue
+        c = col[idx]
+        sub = np.ix_(idx, idx)
+        wins[sub] += c[:, None] < c[None, :]
+        ties[sub] += c[:, None] == c[None, :]
+        compared[sub] += 1
+    np.fill_diagonal(ties, 0)
+    np.fill_diagonal(compared, 0)
+    return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(mat.models))
+
+
+def mean_score(scores: Any, *, weights: Any = None, missing: str = "raise") -> np.ndarray | pd.Series:
+    r"""Average score of each model across tasks (a cardinal rule).
+
+    .. math::
+
+        \bar s_i = \frac{\sum_k w_k s_{ik}}{\sum_k w_k}
+
+    (plain mean when no weights are given; Zhang & Hardt 2024, eq. 1).
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+        Models x tasks, all oriented so that higher is better.
+    weights : array_like of shape (n,), optional
+        Non-negative task weights.
+    missing : {"raise", "ignore"}
+        ``"ignore"`` averages each model over the tasks it has a score on (the
+        baseline :math:`\sigma^\mu` of Himmi et al.).  Beware: models are then
+        averaged over different tasks, so a model scored only on an easy task
+        can top the table.
+
+    Examples
+    --------
+    >>> mean_score([[0.8, 0.8, 0.2], [0.7, 0.6, 0.8], [0.4, 0.1, 0.4]])
+    array([0.6, 0.7, 0.3])
+    >>> mean_score([[1.0, float("nan")], [0.0, 1.0]], missing="ignore")
+    array([1. , 0.5])
+    """
+    if missing not in ("raise", "ignore"):
+        raise ValueError(f"missing must be 'raise' or 'ignore', got {missing!r}")
+    mat = as_score_matrix(scores, allow_nan=missing == "ignore", min_models=1)
+    n = mat.shape[1]
+    if weights is None:
+        w = np.ones(n)
+    else:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (n,):
+            raise ValueError(f"weights must have one entry per task ({n}), got shape {w.shape}")
+        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+            raise ValueError("weights must be finite, non-negative and not all zero")
+    seen = mat.observed
+    num = np.where(seen, mat.values, 0.0) @ w
+    den = seen.astype(float) @ w
+    if (den <= 0).any():
+        bad = [mat.models[i] for i in np.flatnonzero(den <= 0)]
+        raise ValueError(f"model(s) {bad[:5]} have no score on a task with positive weight")
+    return wrap_models(num / den, mat, "mean_score")
+
+
+def mean_win_rate(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    convention: str = "strict",
+    tol: float = DEFAULT_TIE_TOLERANCE,
+) -> np.ndarray | pd.Series:
+    r"""Mean win rate of each model (an ordinal rule), in one of two conventions.
+
+    ``convention="strict"`` (Zhang & Hardt 2024, eq. 2): the chance that the
+    model beats a random opponent on a random task,
+
+    .. math::
+
+        \bar w_i = \frac1m \sum_{j=1}^m w_{ij}, \qquad
+        w_{ij} = \frac{\mathrm{wins}_{ij}}{\mathrm{compared}_{ij}},
+
+    where the sum runs over all :math:`m` models including :math:`i` itself
+    (:math:`w_{ii} = 0`), ties count as no win, and a pair is compared only on
+    tasks where both have a score.
+
+    ``convention="quantile"`` (HELM's original definition as told in Hardt's
+    textbook chapter): on each task, the share of models with a lower *or equal*
+    score, the model itself included; then the mean over the tasks the model
+    has a score on,
+
+    .. math::
+
+        \bar q_i = \frac{1}{|K_i|} \sum_{k \in K_i}
+                   \frac{\#\{j \in M_k : r_{jk} \ge r_{ik}\}}{|M_k|},
+
+    with :math:`M_k` the models scored on task :math:`k` and :math:`K_i` the
+    tasks model :math:`i` is scored on.
+
+    On complete data without ties both are affine functions of the Borda
+    count: :math:`\bar w_i = B_i/(nm)` and :math:`\bar q_i = (B_i/n + 1)/m`.
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (m, n)
+    higher_is_better : bool or sequence of bool
+    convention : {"strict", "quantile"}
+    tol : float
+        Tie tolerance of :func:`benchvote.rank`.
+
+    Raises
+    ------
+    ValueError
+        With ``"strict"``, if two models share no task with a score (their
+        win rate is undefined; drop one of them or use ``"quantile"``).
+
+    Examples
+    --------
+    The nine-task example of Zhang & Hardt (four tasks rank A > B > C, three
+    B > C > A, two C > A > B) gives 10/27, 10/27 and 7/27:
+
+    >>> import numpy as np
+    >>> ranks = np.array([[1] * 4 + [3] * 3 + [2] * 2,
+    ...                   [2] * 4 + [1] * 3 + [3] * 2,
+    ...                   [3] * 4 + [2] * 3 + [1] * 2])
+    >>> mean_win_rate(ranks, higher_is_better=False) * 27
+    array([10., 10.,  7.])
+
+    The A/B/C example of the textbook chapter (quantile convention):
+
+    >>> abc = np.array([[2, 2, 3], [3, 3, 1], [1, 1, 2]])  # task scores
+    >>> mean_win_rate(abc, convention="quantile") * 9
+    array([7., 7., 4.])
+    """
+    if convention not in ("strict", "quantile"):
+        raise ValueError(f"convention must be 'strict' or 'quantile', got {convention!r}")
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = _direction(mat, higher_is_better)
+    m = mat.shape[0]
+    if convention == "strict":
+        counts = pairwise_wins(mat.values, direction, tol=tol)
+        off = ~np.eye(m, dtype=bool)
+        never = (counts.compared == 0) & off
+        if never.any():
+            i, j = np.argwhere(np.triu(never))[0]
+            n_pairs = int(np.triu(never).sum())
+            raise ValueError(
+                f"{n_pairs} pair(s) of models share no task with a score, e.g. "
+                f"({mat.models[i]!s}, {mat.models[j]!s}); their win rate is undefined. "
+                "Drop one model of each such pair or use convention='quantile'"
+            )
+        values = counts.win_fraction().sum(axis=1) / m
+    else:
+        r = rank(mat.values, direction, tol=tol, nan_policy="omit")
+        seen = ~np.isnan(r)
+        per_task = np.full(r.shape, np.nan)
+        for k in range(r.shape[1]):
+            idx = np.flatnonzero(seen[:, k])
+            if not len(idx):
+                continue
+            c = r[idx, k]
+            per_task[idx, k] = (c[None, :] >= c[:, None]).sum(axis=1) / len(idx)
+        values = np.nanmean(per_task, axis=1)
+    return wrap_models(values, mat, f"mean_win_rate_{convention}")
+
+
+def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.Series:
+    r"""Borda count: each task gives a model one point per model ranked below it.
+
+    .. math::
+
+        B_i = \sum_{k=1}^n \bigl(m - r_{ik}\bigr)
+            = \sum_k \Bigl(\#\{j : r_{jk} > r_{ik}\} + \tfrac12 \#\{j \ne i : r_{jk} = r_{ik}\}\Bigr),
+
+    so the top model of a task gets :math:`m - 1` points, the last 0, and tied
+    models split the points of the positions they share.  With ties, the
+    Borda count is the average of the two win-rate conventions (ties as losses
+    and ties as wins), each affinely rescaled.
+
+    Complete data are required: with missing scores the number of points on
+    offer differs between tasks (use :func:`benchvote.missing.partial_borda`).
+
+    Examples
+    --------
+    >>> borda([[3, 3], [2, 1], [1, 2]])
+    array([4., 1., 1.])
+    """
+    mat = as_score_matrix(scores, allow_nan=False)
+    r = rank(mat.values, _direction(mat, higher_is_better), tol=tol)
+    values = (mat.shape[0] - r).sum(axis=1)
+    return wrap_models(values, mat, "borda")
+
+
+def protected_ranking(
+    scores: Any,
+    protected: Sequence,
+    added: Sequence = (),
+    *,
+    higher_is_better: Any = True,
+    convention: str = "strict",
+    tol: float = DEFAULT_TIE_TOLERANCE,
+) -> pd.Series:
+    r"""Win-rate ranks of the ``protected`` models when ``added`` models also take part.
+
+    The field of the election is ``protected + added``; the win rates of the
+    protected models in that field are compared among themselves.
+
+    With ``convention="strict"`` the win rate of a protected model a is
+    :math:`\frac{1}{|F|}\sum_{j \in F} \mathrm{wins}_{aj}/\mathrm{compared}_{aj}`
+    (:func:`mean_win_rate`); only a's own comparisons enter, so two added
+    models that share no task do not matter, and the sums are compared in
+    exact rational arithmetic (two protected models tie only when their win
+    rates are equal).  This is the ranking that
+    :func:`benchvote.axioms.field_margins` and the ordinal sensitivity
+    solvers decide with integers.  ``convention="quantile"`` ranks the
+    quantile win rates of the whole field (which must then be defined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"t1": [2, 3, 1], "t2": [2, 3, 1], "t3": [3, 1, 2]}, index=list("ABC"))
+    >>> protected_ranking(s, ["A", "B"]).tolist()
+    [2.0, 1.0]
+    >>> protected_ranking(s, ["A", "B"], ["C"]).tolist()
+    [1.5, 1.5]
+    """
+    check_choice(convention, "convention", ("strict", "quantile"))
+    tol = check_tol(tol)
+    frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)
+    protected = as_label_list(protected, "protected", frame.index)
+    added = as_label_list(added, "added", frame.index)
+    if len(protected) < 2:
+        raise ValueError(f"protected needs at least 2 models, got {len(protected)}")
+    overlap = set(protected) & set(added)
+    if overlap:
+        raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
+    field = frame.loc[protected + added]
+    if convention == "quantile":
+        rates = mean_win_rate(field, higher_is_better, convention=convention, tol=tol)
+        return rank(rates.loc[protected], tol=tol)
+    mat = as_score_matrix(field, allow_nan=True)
+    counts = pairwise_wins(mat.values, _direction(mat, higher_is_better), tol=tol)
+    p = len(protected)
+    totals = []
+    for a in range(p):
+        total = Fraction(0)
+        for j in range(len(field)):
+            if j == a:
+                continue
+            if counts.compared[a, j] == 0:
+                raise ValueError(f"{protected[a]!s} and {mat.models[j]!s} share no task with a score; "
+                                 "the win rate of the protected model is undefined")
+            total += Fraction(int(counts.wins[a, j]), int(counts.compared[a, j]))
+        totals.append(total)
+    return pd.Series(exact_midranks(totals), index=pd.Index(protected), name="rank")

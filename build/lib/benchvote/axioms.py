@@ -1,0 +1,341 @@
+r"""Checking Arrow's conditions on a real leaderboard: Pareto and independence of irrelevant alternatives.
+
+The IIA check rests on one observation.  Under the strict mean win rate
+(Zhang & Hardt 2024, eq. 2) the win rate of a protected model a in the field
+:math:`P \cup X` (protected models plus added models) is
+
+.. math::
+
+    \bar w_a(X) = \frac{\sum_{j \in P} w_{aj} + \sum_{x \in X} w_{ax}}{|P| + |X|},
+
+so for two protected models a and b
+
+.. math::
+
+    \bar w_a(X) - \bar w_b(X) = \frac{D_{ab} + \sum_{x \in X} \delta_{ab}(x)}{|P| + |X|},
+    \qquad D_{ab} = \sum_{j \in P} (w_{aj} - w_{bj}),\quad \delta_{ab}(x) = w_{ax} - w_{bx}.
+
+The denominator is positive, so the *order* of a and b depends on
+:math:`D_{ab} + \sum_{x\in X}\delta_{ab}(x)` only, and every added model
+contributes an amount :math:`\delta_{ab}(x)` that depends on nothing but that
+model.  Whether *some* subset of the pool reverses a and b is therefore
+decided by adding every model with a negative contribution; the fewest
+models that suffice are the most negative contributions, taken in order.
+The same holds for the Borda count with :math:`w` replaced by Borda points.
+All arithmetic is done on exact integers (win counts over a common
+denominator), so a reported reversal is never a rounding artefact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from math import lcm
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice
+from .aggregation import pairwise_wins
+
+__all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report"]
+
+
+def pareto_violations(rule: Callable[..., Any], scores: Any, higher_is_better: Any = True) -> list[tuple]:
+    """Pairs (i, j) where every task prefers i to j but the rule does not rank i strictly above j.
+
+    Parameters
+    ----------
+    rule : callable
+        Maps ``(scores, higher_is_better)`` to one number per model, higher =
+        better (e.g. :func:`benchvote.mean_win_rate`, :func:`benchvote.borda`,
+        or ``lambda s, h: -benchvote.voting.ranked_pairs(s, h)``).
+    scores : array_like or DataFrame, shape (m, n)
+    higher_is_better : bool or sequence of bool
+
+    Returns
+    -------
+    list of (label, label)
+        Empty when the rule satisfies weak Pareto on this table.  A pair is
+        only checked when both models share at least one task, and "every
+        task" means every shared task.
+
+    Examples
+    --------
+    >>> import numpy as np, benchvote as bv
+    >>> s = np.array([[3.0, 3.0], [2.0, 1.0], [1.0, 2.0]])
+    >>> pareto_violations(bv.mean_win_rate, s)
+    []
+    >>> pareto_violations(lambda s, h: np.zeros(len(s)), s)  # a constant rule ignores unanimity
+    [(0, 1), (0, 2)]
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    counts = pairwise_wins(mat.values, direction)
+    dominates = (counts.wins == counts.compared) & (counts.compared > 0)
+    values = np.asarray(rule(scores, higher_is_better), dtype=float)
+    if values.shape != (mat.shape[0],):
+        raise ValueError(f"rule must return one number per model ({mat.shape[0]}), got shape {values.shape}")
+    bad = dominates & ~(values[:, None] > values[None, :])
+    return [(mat.models[i], mat.models[j]) for i, j in zip(*np.nonzero(bad))]
+
+
+@dataclass(frozen=True)
+class FieldMargins:
+    """Exact pairwise margins of protected models and the contribution of each pool model.
+
+    For protected models a, b (indices into ``protected``) and a pool model x
+    (index into ``pool``), model a ranks above b in the field ``protected + X``
+    exactly when ``base[a, b] + increments[a, b, X].sum() > 0``.
+
+    Attributes
+    ----------
+    protected, pool : list
+        Model labels.
+    own : ndarray of int, shape (p,)
+        :math:`\\sum_{j \\in P} w_{aj}` times ``scale`` for each protected model.
+    contrib : ndarray of int, shape (p, q)
+        :math:`w_{ax}` times ``scale``.
+    scale : int
+        Common denominator: win rates are ``integer / scale`` (Borda points are ``integer / 2``).
+    rule : str
+        ``"win_rate"`` or ``"borda"``.
+    base : ndarray of int, shape (p, p)
+        :math:`D_{ab}` times ``scale`` (computed).
+    increments : ndarray of int, shape (p, p, q)
+        :math:`\\delta_{ab}(x)` times ``scale`` (computed).
+    """
+
+    protected: list
+    pool: list
+    own: np.ndarray
+    contrib: np.ndarray
+    scale: int
+    rule: str
+
+    @cached_property
+    def base(self) -> np.ndarray:
+        return self.own[:, None] - self.own[None, :]
+
+    @cached_property
+    def increments(self) -> np.ndarray:
+        return self.contrib[:, None, :] - self.contrib[None, :, :]
+
+    def margin(self, a: int, b: int, added: Sequence[int] = ()) -> float:
+        """Win-rate (or Borda-point) difference of protected a over b when pool models ``added`` join."""
+        total = int(self.base[a, b]) + int(np.sum(self.increments[a, b, list(added)], dtype=object) if len(added) else 0)
+        denom = self.scale * (len(self.protected) + len(added)) if self.rule == "win_rate" else self.scale
+        return total / denom
+
+
+def field_margins(
+    scores: Any,
+    protected: Sequence,
+    pool: Sequence,
+    higher_is_better: Any = True,
+    *,
+    rule: str = "win_rate",
+) -> FieldMargins:
+    """Exact margins between protected models and per-model contributions of the pool.
+
+    See the module docstring for the decomposition.  ``rule="win_rate"`` uses
+    the strict mean win rate (pairs compared on shared tasks);
+    ``rule="borda"`` uses Borda points (complete data only), which orders
+    models like the quantile win rate.
+
+    Raises
+    ------
+    ValueError
+        For overlapping or too small sets, an unknown rule, a protected model
+        that shares no task with another model of the field, or missing data
+        with ``rule="borda"``.
+    KeyError
+        For labels that are not in ``scores``.
+    """
+    check_choice(rule, "rule", ("win_rate", "borda"))
+    scores = as_score_frame(scores, allow_nan=True)
+    protected = as_label_list(protected, "protected", scores.index)
+    pool = as_label_list(pool, "pool", scores.index)
+    if set(protected) & set(pool):
+        raise ValueError(f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and in the pool")
+    if len(protected) < 2:
+        raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
+    field = scores.loc[protected + pool]
+    mat = as_score_matrix(field, allow_nan=rule == "win_rate")
+    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    counts = pairwise_wins(mat.values, direction)
+    p = len(protected)
+    if rule == "borda":
+        points = 2 * counts.wins + counts.ties  # Borda points, doubled to stay integral
+        scale = 2
+        rate = points.astype(object)
+    else:
+        needed = counts.compared[:p]  # protected rows against every model of the field
+        off = np.ones_like(needed, dtype=bool)
+        off[np.arange(p), np.arange(p)] = False
+        missing = (needed == 0) & off
+        if missing.any():
+            i, j = np.argwhere(missing)[0]
+            raise ValueError(f"{protected[i]!s} and {mat.models[j]!s} share no task with a score; their win rate is undefined")
+        scale = 1
+        for c in np.unique(needed[off]):
+            scale = lcm(scale, int(c))
+        rate = np.zeros(counts.wins.shape, dtype=object)
+        for i in range(p):
+            for j in range(len(mat.models)):
+                if i != j:
+                    rate[i, j] = int(counts.wins[i, j]) * (scale // int(counts.compared[i, j]))
+    own = rate[:p, :p].sum(axis=1)  # sum over the protected field of each protected model's rates
+    contrib = rate[:p, p:]  # (p, q)
+    biggest = max([abs(int(v)) for v in np.ravel(own).tolist() + np.ravel(contrib).tolist()] or [0])
+    if biggest * (len(pool) + p + 2) < 2**62:  # sums of differences stay exact in int64
+        own, contrib = own.astype(np.int64), contrib.astype(np.int64)
+    return FieldMargins(protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule)
+
+
+@dataclass(frozen=True)
+class IIAFlip:
+    """Outcome of :func:`iia_flip` for one pair of protected models.
+
+    Attributes
+    ----------
+    leader, trailer : label
+        The pair, ordered as the protected models alone rank them.
+    flippable : bool
+        Whether some subset of the pool puts ``trailer`` strictly above ``leader``.
+    certificate : tuple
+        A smallest such subset (empty when not flippable).
+    margin_before : float
+        Win-rate difference leader minus trailer among the protected models (Borda points for ``rule="borda"``).
+    margin_after : float
+        The same difference once the certificate has joined (negative when flippable).
+    best_margin : float
+        The smallest difference any subset of the pool can reach (adding every model that helps the trailer).
+    """
+
+    leader: Any
+    trailer: Any
+    flippable: bool
+    certificate: tuple
+    margin_before: float
+    margin_after: float
+    best_margin: float
+
+
+def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
+    base = int(fm.base[a, b])
+    if base == 0:
+        raise ValueError(f"{fm.protected[a]!s} and {fm.protected[b]!s} tie among the protected models; "
+                         "there is no order to reverse")
+    lead, trail = (a, b) if base > 0 else (b, a)
+    delta = np.array([int(v) for v in fm.increments[lead, trail]], dtype=object)
+    helpful = [k for k in np.argsort(np.array([float(v) for v in delta]), kind="stable") if delta[k] < 0]
+    running = abs(base)
+    chosen: list[int] = []
+    for k in helpful:
+        if running < 0:
+            break
+        running += int(delta[k])
+        chosen.append(int(k))
+    flippable = running < 0
+    best = fm.margin(lead, trail, helpful)
+    certificate = tuple(fm.pool[k] for k in chosen) if flippable else ()
+    after = fm.margin(lead, trail, chosen) if flippable else best
+    return IIAFlip(leader=fm.protected[lead], trailer=fm.protected[trail], flippable=flippable,
+                   certificate=certificate, margin_before=fm.margin(lead, trail), margin_after=after,
+                   best_margin=best)
+
+
+def iia_flip(
+    scores: Any,
+    pair: tuple,
+    protected: Sequence,
+    pool: Sequence,
+    higher_is_better: Any = True,
+    *,
+    rule: str = "win_rate",
+) -> IIAFlip:
+    """Decide exactly whether adding pool models can reverse two protected models.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Models x tasks.
+    pair : (label, label)
+        Two distinct protected models.
+    protected : sequence
+        The models whose ranking should not depend on who else takes part.
+    pool : sequence
+        Candidate "irrelevant" models (disjoint from ``protected``, not empty).
+    higher_is_better : bool or sequence of bool
+    rule : {"win_rate", "borda"}
+        Strict mean win rate, or Borda count (= quantile win rate on complete data).
+
+    Returns
+    -------
+    IIAFlip
+        With a smallest certificate when the reversal is possible.
+
+    Raises
+    ------
+    ValueError
+        When the pair is not two distinct protected models, the pool is empty,
+        or the two models tie among the protected models.
+
+    Examples
+    --------
+    B beats A on three of five tasks; C lies between A and B on the other two
+    and below both elsewhere, so C costs B more than A:
+
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> f = iia_flip(s, ("A", "B"), ["A", "B"], ["C"])
+    >>> f.leader, f.trailer, f.flippable, f.certificate
+    ('B', 'A', True, ('C',))
+    """
+    pair = tuple(pair)
+    if len(pair) != 2 or pair[0] == pair[1]:
+        raise ValueError(f"pair must be two distinct models, got {pair}")
+    protected = list(protected)
+    outside = [x for x in pair if x not in protected]
+    if outside:
+        raise ValueError(f"the pair must lie in the protected set; {outside} is not protected")
+    if len(list(pool)) == 0:
+        raise ValueError("the pool of models to add is empty")
+    fm = field_margins(scores, protected, pool, higher_is_better, rule=rule)
+    return _flip_from_margins(fm, protected.index(pair[0]), protected.index(pair[1]))
+
+
+def iia_report(
+    scores: Any,
+    protected: Sequence,
+    pool: Sequence,
+    higher_is_better: Any = True,
+    *,
+    among: Sequence | None = None,
+    rule: str = "win_rate",
+) -> pd.DataFrame:
+    """:func:`iia_flip` for every pair of ``among`` (default: all protected models), one row per pair.
+
+    Pairs that tie among the protected models are reported with
+    ``flippable = NaN`` (there is nothing to reverse).
+    """
+    protected = list(protected)
+    among = protected if among is None else list(among)
+    fm = field_margins(scores, protected, pool, higher_is_better, rule=rule)
+    rows = []
+    for x in range(len(among)):
+        for y in range(x + 1, len(among)):
+            a, b = protected.index(among[x]), protected.index(among[y])
+            if int(fm.base[a, b]) == 0:
+                rows.append({"leader": among[x], "trailer": among[y], "flippable": np.nan, "certificate": (),
+                             "certificate_size": 0, "margin_before": 0.0, "margin_after": 0.0, "best_margin": 0.0})
+                continue
+            f = _flip_from_margins(fm, a, b)
+            rows.append({"leader": f.leader, "trailer": f.trailer, "flippable": f.flippable,
+                         "certificate": f.certificate, "certificate_size": len(f.certificate),
+                         "margin_before": f.margin_before, "margin_after": f.margin_after,
+                         "best_margin": f.best_margin})
+    return pd.DataFrame(rows)

@@ -1,0 +1,211 @@
+r"""Ratings from pairwise comparisons: Bradley-Terry and Elo.
+
+Chatbot Arena turns many head-to-head votes into one rating per model; the
+same machinery turns a multi-task benchmark into ratings if every task-level
+comparison of two models counts as a match.  Under the Bradley-Terry model
+
+.. math::
+
+    \Pr(i \text{ beats } j) = \frac{e^{\beta_i}}{e^{\beta_i} + e^{\beta_j}} = \sigma(\beta_i - \beta_j),
+
+and Elo's online update is a stochastic-gradient step on its log-likelihood.
+The ratings are identifiable only up to a common shift; here they are
+centred to mean zero (Bradley-Terry) or around the initial rating (Elo).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
+
+
+def comparison_matrix(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFrame:
+    """Task-level wins as a match table: entry (i, j) counts the tasks i wins against j, a tie counting 1/2.
+
+    Examples
+    --------
+    >>> comparison_matrix([[2.0, 1.0], [1.0, 1.0]])
+    array([[0. , 1.5],
+           [0.5, 0. ]])
+    """
+    from .aggregation import pairwise_wins
+
+    counts = pairwise_wins(scores, higher_is_better)
+    w = counts.wins + 0.5 * counts.ties
+    if isinstance(scores, pd.DataFrame):
+        return pd.DataFrame(w, index=scores.index, columns=scores.index)
+    return w.astype(float)
+
+
+@dataclass(frozen=True)
+class BradleyTerry:
+    """Result of :func:`bradley_terry`.
+
+    Attributes
+    ----------
+    ratings : ndarray or Series
+        Log-strengths :math:`\\beta_i`, centred to mean 0.
+    iterations : int
+    converged : bool
+    log_likelihood : float
+    """
+
+    ratings: Any
+    iterations: int
+    converged: bool
+    log_likelihood: float
+
+
+def bradley_terry(wins: Any, *, max_iter: int = 10_000, tol: float = 1e-10) -> BradleyTerry:
+    r"""Maximum-likelihood Bradley-Terry ratings by Hunter's minorisation-maximisation algorithm.
+
+    With :math:`w_{ij}` the number of times i beat j and :math:`n_{ij} = w_{ij} + w_{ji}`,
+    the strengths :math:`p_i = e^{\beta_i}` are updated as
+
+    .. math::
+
+        p_i \leftarrow \frac{\sum_j w_{ij}}{\sum_{j \ne i} n_{ij} / (p_i + p_j)},
+
+    which increases the likelihood at every step.  The maximum exists and is
+    unique (up to the common shift) exactly when the graph with an edge
+    :math:`i \to j` whenever i beat j at least once is strongly connected;
+    otherwise some rating would diverge, and this function refuses.
+
+    Parameters
+    ----------
+    wins : array_like or DataFrame, shape (m, m)
+        Non-negative win counts (ties may be entered as half wins to both sides).
+
+    Raises
+    ------
+    ValueError
+        For a non-square or negative matrix, a model without comparisons, or
+        a comparison graph that is not strongly connected.
+
+    Examples
+    --------
+    >>> r = bradley_terry([[0, 2], [1, 0]])
+    >>> round(float(r.ratings[0] - r.ratings[1]), 6)  # log(2 / 1)
+    0.693147
+    """
+    labelled = isinstance(wins, pd.DataFrame)
+    w = np.asarray(wins, dtype=float)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("wins must be finite and non-negative")
+    m = len(w)
+    if m < 2:
+        raise ValueError("need at least 2 models")
+    w = w.copy()
+    np.fill_diagonal(w, 0.0)
+    n = w + w.T
+    lonely = np.flatnonzero(n.sum(axis=1) == 0)
+    if len(lonely):
+        names = [wins.index[i] for i in lonely] if labelled else list(lonely)
+        raise ValueError(f"model(s) {names[:5]} have no comparisons")
+    reach = (w > 0).astype(int)
+    closure = reach | np.eye(m, dtype=int)
+    for _ in range(int(np.ceil(np.log2(m))) + 1):
+        closure = ((closure @ closure) > 0).astype(int)
+    if not closure.all():
+        raise ValueError("the comparison graph is not strongly connected (some model never loses or never wins "
+                         "against a group): the maximum-likelihood ratings do not exist")
+    total_wins = w.sum(axis=1)
+    p = np.ones(m)
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
+        new = total_wins / denom
+        new = new / np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            converged = True
+            break
+        p = new
+    beta = np.log(p)
+    beta -= beta.mean()
+    diff = beta[:, None] - beta[None, :]
+    loglik = float(np.sum(w * (diff - np.logaddexp(0.0, diff))))
+    ratings = pd.Series(beta, index=wins.index, name="bradley_terry") if labelled else beta
+    return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
+
+
+def matches_from_scores(scores: Any, higher_is_better: Any = True, *, seed: int = 0) -> list[tuple[int, int, float]]:
+    """Every task-level comparison as a match ``(i, j, score_of_i)`` (1 win, 0.5 tie, 0 loss), in a seeded random order.
+
+    Examples
+    --------
+    >>> matches_from_scores([[2.0], [1.0]], seed=0)
+    [(0, 1, 1.0)]
+    """
+    from ._validation import as_direction, as_score_matrix
+    from .ranking import rank
+
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    r = rank(mat.values, direction, nan_policy="omit")
+    out = []
+    for k in range(r.shape[1]):
+        seen = np.flatnonzero(~np.isnan(r[:, k]))
+        for a_pos, i in enumerate(seen):
+            for j in seen[a_pos + 1:]:
+                s = 1.0 if r[i, k] < r[j, k] else (0.0 if r[i, k] > r[j, k] else 0.5)
+                out.append((int(i), int(j), s))
+    order = np.random.default_rng(seed).permutation(len(out))
+    return [out[t] for t in order]
+
+
+def elo(matches: Sequence[tuple[int, int, float]], n_models: int, *, k: float = 4.0, initial: float = 1500.0,
+        scale: float = 400.0) -> np.ndarray:
+    r"""Online Elo ratings from a sequence of matches.
+
+    After a match in which model i scores :math:`S \in \{0, \tfrac12, 1\}` against j,
+
+    .. math::
+
+        R_i \leftarrow R_i + K (S - E), \quad R_j \leftarrow R_j - K (S - E), \qquad
+        E = \frac{1}{1 + 10^{(R_j - R_i)/\text{scale}}}.
+
+    The result depends on the order of the matches (unlike Bradley-Terry);
+    :func:`matches_from_scores` fixes it with a seed.
+
+    Examples
+    --------
+    >>> elo([(0, 1, 1.0)], 2, k=32).tolist()
+    [1516.0, 1484.0]
+    """
+    from ._validation import check_number
+
+    n_models = check_number(n_models, "n_models", low=2, integer=True)
+    k = check_number(k, "k", low=0.0, low_open=True)
+    scale = check_number(scale, "scale", low=0.0, low_open=True)
+    initial = check_number(initial, "initial")
+    if matches is None or isinstance(matches, (str, bytes)):
+        raise TypeError("matches must be a sequence of (i, j, result) triples")
+    checked = []
+    for t, match in enumerate(matches):
+        try:
+            i, j, s = match
+        except (TypeError, ValueError):
+            raise ValueError(f"matches[{t}] must be a triple (i, j, result), got {match!r}") from None
+        i = check_number(i, f"matches[{t}] model index i", low=0, high=n_models - 1, integer=True)
+        j = check_number(j, f"matches[{t}] model index j", low=0, high=n_models - 1, integer=True)
+        if i == j:
+            raise ValueError(f"matches[{t}]: a model cannot play itself ({i}, {j})")
+        s = check_number(s, f"matches[{t}] result")
+        if s not in (0.0, 0.5, 1.0):
+            raise ValueError(f"matches[{t}]: a match result must be 0, 0.5 or 1, got {s}")
+        checked.append((i, j, s))
+    ratings = np.full(n_models, float(initial))
+    for i, j, s in checked:
+        expected = 1.0 / (1.0 + 10 ** ((ratings[j] - ratings[i]) / scale))
+        ratings[i] += k * (s - expected)
+        ratings[j] -= k * (s - expected)
+    return ratings

@@ -1,0 +1,383 @@
+"""Voting rules built on pairwise majority: Condorcet, Copeland, Ranked Pairs, Kemeny.
+
+A benchmark is read as an election: every task (or metric) votes, in each
+pair of models, for the one it scores higher; a tie on a task is an
+abstention.  All rules here take the same models x tasks table as the rest
+of the library.  The positional Borda count lives in
+:mod:`benchvote.aggregation` and is re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_direction, as_score_matrix, check_number, wrap_models
+from .aggregation import borda
+from .ranking import rank
+
+__all__ = [
+    "majority_counts",
+    "margin_matrix",
+    "majority_relation",
+    "is_transitive",
+    "condorcet_winner",
+    "CondorcetCycle",
+    "condorcet_cycles",
+    "copeland",
+    "ranked_pairs",
+    "KemenyResult",
+    "kemeny",
+    "KEMENY_MAX_MODELS",
+    "borda",
+]
+
+#: Largest number of models :func:`kemeny` searches exhaustively (8! = 40,320 orders).
+KEMENY_MAX_MODELS = 8
+
+
+def majority_counts(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray:
+    r"""Number of tasks preferring model i to model j, for every ordered pair.
+
+    .. math::
+
+        N_{ij} = \#\{k : s_{ik} \text{ beats } s_{jk}\}.
+
+    With ``tolerance=None`` "beats" means a better rank on the task
+    (:func:`benchvote.rank`, ties abstain).  With a number, it means
+    :math:`s_{ik} - s_{jk} > \text{tolerance}` after orienting each task so
+    that higher is better: differences within the tolerance are near-ties
+    and abstain, as in Gordienko et al.'s search for Condorcet cycles on HELM.
+    Missing scores abstain.
+
+    Examples
+    --------
+    >>> majority_counts([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
+    array([[0, 2, 1],
+           [1, 0, 2],
+           [2, 1, 0]])
+    """
+    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
+    return _beats(mat.values, _direction(mat, higher_is_better), tolerance).sum(axis=2).astype(np.int64)
+
+
+def _beats(values: np.ndarray, direction: np.ndarray, tolerance: float | None) -> np.ndarray:
+    """``beats[i, j, k]``: task k votes for model i over model j (the one notion every rule here counts).
+
+    With ``tolerance=None`` a task votes by its ranking (:func:`benchvote.rank`,
+    whose tie tolerance absorbs float noise; ties abstain); with a number, by a
+    score difference larger than ``tolerance``.  Missing scores abstain.
+    """
+    tolerance = check_number(tolerance, "tolerance", low=0.0, allow_none=True)
+    if tolerance is None:
+        r = rank(values, direction, nan_policy="omit")
+        with np.errstate(invalid="ignore"):
+            return (r[:, None, :] < r[None, :, :]) & ~np.isnan(r[:, None, :]) & ~np.isnan(r[None, :, :])
+    s = values * np.where(direction, 1.0, -1.0)
+    diff = s[:, None, :] - s[None, :, :]
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(diff, nan=-np.inf) > tolerance
+
+
+def _direction(mat, higher_is_better):
+    return as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+
+
+def _labelled_square(values: np.ndarray, scores: Any) -> np.ndarray | pd.DataFrame:
+    if isinstance(scores, pd.DataFrame):
+        return pd.DataFrame(values, index=scores.index, columns=scores.index)
+    return values
+
+
+def margin_matrix(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.DataFrame:
+    r"""Majority margins :math:`M_{ij} = N_{ij} - N_{ji}` (antisymmetric).
+
+    :math:`M_{ij} > 0` means a majority of the voting tasks prefers model i to
+    model j.  See :func:`majority_counts` for ``tolerance``.
+
+    Examples
+    --------
+    Condorcet's paradox: three tasks, three models, each model first once.
+
+    >>> margin_matrix([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
+    array([[ 0,  1, -1],
+           [-1,  0,  1],
+           [ 1, -1,  0]])
+    """
+    n = majority_counts(scores, higher_is_better, tolerance=tolerance)
+    return _labelled_square(n - n.T, scores)
+
+
+def majority_relation(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.DataFrame:
+    """Strict majority relation: entry (i, j) is True when more tasks prefer i to j than j to i.
+
+    Examples
+    --------
+    >>> majority_relation([[2, 2], [1, 1]]).astype(int)
+    array([[0, 1],
+           [0, 0]])
+    """
+    m = np.asarray(margin_matrix(scores, higher_is_better, tolerance=tolerance))
+    return _labelled_square(m > 0, scores)
+
+
+def is_transitive(relation: Any) -> bool:
+    """Whether a strict relation (boolean matrix) is transitive: i > j and j > k imply i > k.
+
+    Examples
+    --------
+    >>> is_transitive([[0, 1, 1], [0, 0, 1], [0, 0, 0]])
+    True
+    >>> is_transitive([[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    False
+    """
+    if relation is None:
+        raise TypeError("relation must be a square boolean matrix, got None")
+    raw = np.asarray(relation)
+    if raw.ndim != 2 or raw.shape[0] != raw.shape[1]:
+        raise ValueError(f"relation must be a square boolean matrix, got shape {raw.shape}")
+    if raw.dtype != bool:
+        if raw.dtype.kind not in "iuf" or not np.isin(raw, [0, 1]).all():
+            raise ValueError(f"relation must hold booleans (or 0/1), got dtype {raw.dtype}")
+    r = raw.astype(bool)
+    two_steps = (r.astype(np.int64) @ r.astype(np.int64)) > 0
+    return bool(not (two_steps & ~r).any())
+
+
+def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None):
+    """The model that beats every other model by a strict majority of tasks, or None.
+
+    Returns the model's label (its row index for an array).
+
+    Examples
+    --------
+    >>> condorcet_winner([[0.8, 0.8, 0.2], [0.7, 0.6, 0.8], [0.4, 0.1, 0.4]])
+    0
+    >>> condorcet_winner([[3, 1, 2], [2, 3, 1], [1, 2, 3]]) is None
+    True
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    m = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    off = ~np.eye(len(m), dtype=bool)
+    winners = [i for i in range(len(m)) if (m[i][off[i]] > 0).all()]
+    return mat.models[winners[0]] if winners else None
+
+
+@dataclass(frozen=True)
+class CondorcetCycle:
+    """A majority cycle a > b > c > a.
+
+    Attributes
+    ----------
+    models : tuple
+        The three models, in cycle order, starting with the one listed first
+        in the input.
+    margins : tuple of int
+        Majority margins of the three defeats (a over b, b over c, c over a).
+    buffer : float
+        Robustness of the cycle: for each defeat, the smallest score gap among
+        the tasks voting for it; the buffer is the smallest of these three.
+        A cycle with a large buffer survives small perturbations of the scores.
+    """
+
+    models: tuple
+    margins: tuple
+    buffer: float
+
+
+def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> list[CondorcetCycle]:
+    r"""All three-model majority cycles, each reported once.
+
+    A triple (a, b, c) is a Condorcet cycle when a strict majority of the
+    voting tasks prefers a to b, b to c and c to a.  With a ``tolerance``,
+    score differences within it count as abstentions (Gordienko et al.).
+
+    Returns
+    -------
+    list of CondorcetCycle
+        Sorted by decreasing buffer.
+
+    Examples
+    --------
+    >>> cycles = condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
+    >>> [c.models for c in cycles], cycles[0].margins
+    ([(0, 1, 2)], (1, 1, 1))
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = _direction(mat, higher_is_better)
+    votes = _beats(mat.values, direction, tolerance)  # the tasks that vote, and for whom
+    counts = votes.sum(axis=2)
+    margins = counts - counts.T
+    beats = margins > 0
+    # beats[a, b] & beats[b, c] & beats[c, a]; keep each cycle once (a is its smallest index)
+    a, b, c = np.nonzero(beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :])
+    keep = (a < b) & (a < c)
+    s = mat.values * np.where(direction, 1.0, -1.0)
+    out = []
+    for i, j, k in zip(a[keep], b[keep], c[keep]):
+        # the buffer of a defeat: the smallest score gap among the tasks that vote for it (abstainers excluded)
+        gaps = [float((s[x] - s[y])[votes[x, y]].min()) for x, y in ((i, j), (j, k), (k, i))]
+        out.append(CondorcetCycle(models=(mat.models[i], mat.models[j], mat.models[k]),
+                                  margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
+                                  buffer=min(gaps)))
+    out.sort(key=lambda cyc: -cyc.buffer)
+    return out
+
+
+def copeland(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.Series:
+    """Copeland score: pairwise majority victories minus defeats.
+
+    Examples
+    --------
+    >>> copeland([[3, 3, 1], [2, 2, 3], [1, 1, 2]])
+    array([ 2.,  0., -2.])
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    m = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    values = (m > 0).sum(axis=1).astype(float) - (m < 0).sum(axis=1)
+    return wrap_models(values, mat, "copeland")
+
+
+def _creates_cycle(locked: np.ndarray, i: int, j: int) -> bool:
+    """Would adding edge i -> j close a cycle, i.e. is i reachable from j?"""
+    stack, seen = [j], {j}
+    while stack:
+        u = stack.pop()
+        if u == i:
+            return True
+        for v in np.flatnonzero(locked[u]):
+            if v not in seen:
+                seen.add(v)
+                stack.append(v)
+    return False
+
+
+def ranked_pairs(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    tie_break: Sequence | None = None,
+    tolerance: float | None = None,
+) -> np.ndarray | pd.Series:
+    r"""Tideman's Ranked Pairs: a complete ranking that respects the strongest majorities.
+
+    1. Sort the majority defeats (pairs with a positive margin) by margin, largest first.
+    2. Lock each defeat in turn unless it would close a cycle with the ones already locked.
+    3. Rank the models by the locked graph (a topological order).
+
+    Equal margins, and models the locked graph leaves unordered (when margins
+    are zero), are ordered by ``tie_break``: a sequence of all models, earlier
+    = preferred (default: the input order).  Defeats with equal margins are
+    considered in the order of their winners, then losers, in ``tie_break``.
+    The Condorcet winner, when one exists, is always ranked first.
+
+    Returns
+    -------
+    ndarray or Series of float
+        Ranks, 1 = best (no ties).
+
+    Examples
+    --------
+    >>> ranked_pairs([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 0]])
+    array([1., 2., 3., 4.])
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    m_count = mat.shape[0]
+    if tie_break is None:
+        priority = np.arange(m_count)
+    else:
+        order = list(tie_break)
+        if sorted(map(str, order)) != sorted(map(str, mat.models)) or len(order) != m_count:
+            raise ValueError("tie_break must list every model exactly once")
+        pos = {str(x): k for k, x in enumerate(order)}
+        priority = np.array([pos[str(x)] for x in mat.models])
+    margins = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    edges = [(int(margins[i, j]), i, j) for i in range(m_count) for j in range(m_count) if margins[i, j] > 0]
+    edges.sort(key=lambda e: (-e[0], priority[e[1]], priority[e[2]]))
+    locked = np.zeros((m_count, m_count), dtype=bool)
+    for _, i, j in edges:
+        if not _creates_cycle(locked, i, j):
+            locked[i, j] = True
+    # topological order; among available models take the highest tie-break priority
+    indegree = locked.sum(axis=0)
+    placed = np.zeros(m_count, dtype=bool)
+    ranks = np.empty(m_count)
+    for position in range(1, m_count + 1):
+        free = np.flatnonzero(~placed & (indegree == 0))
+        pick = free[np.argmin(priority[free])]
+        ranks[pick] = position
+        placed[pick] = True
+        indegree = indegree - locked[pick]
+    return wrap_models(ranks, mat, "ranked_pairs")
+
+
+@dataclass(frozen=True)
+class KemenyResult:
+    """Outcome of :func:`kemeny`.
+
+    Attributes
+    ----------
+    ranks : ndarray or Series
+        A Kemeny ranking (1 = best); the first optimal order in the search.
+    disagreements : int
+        Total number of (task, pair) disagreements between the ranking and the
+        tasks: the Kemeny distance that the ranking minimises.
+    n_optimal : int
+        Number of orders attaining that minimum.
+    """
+
+    ranks: Any
+    disagreements: int
+    n_optimal: int
+
+
+def kemeny(scores: Any, higher_is_better: Any = True, *, max_models: int = KEMENY_MAX_MODELS) -> KemenyResult:
+    r"""Kemeny–Young ranking by exhaustive search.
+
+    Finds the order :math:`\pi` of the models minimising the total number of
+    disagreements with the tasks,
+
+    .. math::
+
+        K(\pi) = \sum_{i \succ_\pi j} N_{ji},
+
+    where :math:`N_{ji}` counts tasks preferring j to i (:func:`majority_counts`).
+    The problem is NP-hard in general; this exact search visits all
+    :math:`m!` orders (vectorised) and refuses more than ``max_models`` models.
+    Among optimal orders the one that comes first in lexicographic order of
+    the input positions is returned.
+
+    Raises
+    ------
+    ValueError
+        For more than ``max_models`` models (default 8).
+
+    Examples
+    --------
+    >>> r = kemeny([[3, 3, 1], [2, 2, 3], [1, 1, 2]])
+    >>> r.ranks.tolist(), r.disagreements, r.n_optimal
+    ([1.0, 2.0, 3.0], 2, 1)
+    """
+    mat = as_score_matrix(scores, allow_nan=True)
+    m = mat.shape[0]
+    if m > max_models:
+        raise ValueError(f"kemeny searches all orders exhaustively and is limited to {max_models} models; "
+                         f"got {m}. Restrict the table to fewer models (for example the top {max_models})")
+    n = majority_counts(mat.values, _direction(mat, higher_is_better))
+    perms = np.array(list(permutations(range(m))), dtype=np.int64)  # each row: models best first
+    position = np.empty_like(perms)
+    rows = np.arange(len(perms))[:, None]
+    position[rows, perms] = np.arange(m)[None, :]
+    # disagreement: sum over ordered pairs (i above j in pi) of N[j, i]
+    above = position[:, :, None] < position[:, None, :]
+    cost = (above * n.T[None, :, :]).sum(axis=(1, 2))
+    best = int(cost.min())
+    first = int(np.flatnonzero(cost == best)[0])
+    ranks = position[first].astype(float) + 1
+    return KemenyResult(ranks=wrap_models(ranks, mat, "kemeny"), disagreements=best,
+                        n_optimal=int((cost == best).sum()))
+
