@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.md)
 JB_FLAGS := -W --keep-going
+# the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
+export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
 .PHONY: book book-cached test test-fast env assets sync lock bench clean help
 

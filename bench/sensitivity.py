@@ -105,8 +105,8 @@ def run_benchbench(name: str, kind: str, frame, cols):
         protected = list(range(p))
         added = [int(i) for i in indices if int(i) >= p]
         labelled = pd.DataFrame(values)
-        before = bv.protected_ranking(labelled, protected).to_numpy()
-        after = bv.protected_ranking(labelled, protected, added).to_numpy()
+        before = bv.protected_ranking(labelled, protected=protected).to_numpy()
+        after = bv.protected_ranking(labelled, protected=protected, added=added).to_numpy()
     ours_formula = bv.kendall_tau_distance(before, after)
     return float(tau), float(mrc), seconds, ours_formula
 
@@ -125,16 +125,16 @@ def run_ours(name: str, kind: str, frame, cols):
         seconds = time.perf_counter() - t
         if len(values.T.drop_duplicates()) <= 10 or len(values) <= 20:
             exact = cardinal_sensitivity_exact(values, eps=0.01, normalize="zscore", time_limit=120)
-            return r.tau, r.mrc, seconds, exact.tau, exact.optimal, exact.seconds
-        return r.tau, r.mrc, seconds, np.nan, None, np.nan
+            return r.tau_distance, r.mrc, seconds, exact.tau_distance, exact.optimal, exact.seconds
+        return r.tau_distance, r.mrc, seconds, np.nan, None, np.nan
     values.index = [f"row{i}" for i in range(len(values))]
     protected = list(values.index[: len(values) // 5])
     t = time.perf_counter()
-    r = ordinal_sensitivity(values, protected)
+    r = ordinal_sensitivity(values, protected=protected)
     seconds = time.perf_counter() - t
     t = time.perf_counter()
-    exact = ordinal_sensitivity_exact(values, protected, time_limit=120)
-    return r.tau, r.mrc, seconds, exact.tau, exact.optimal, time.perf_counter() - t
+    exact = ordinal_sensitivity_exact(values, protected=protected, time_limit=120)
+    return r.tau_distance, r.mrc, seconds, exact.tau_distance, exact.optimal, time.perf_counter() - t
 
 
 def main() -> int:

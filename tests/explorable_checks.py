@@ -15,7 +15,7 @@ import pandas as pd
 
 import benchvote as bv
 from benchvote.missing import knock_out, partial_borda
-from benchvote.plotting import changed_pairs, flipped_pairs
+from benchvote.ranking import changed_pairs, flipped_pairs
 from benchvote.strategy import water_filling
 
 
@@ -59,8 +59,7 @@ def check_model_toggle(root, rng: np.random.Generator, settings: int = 5) -> int
         added = [d["pool"][i] for i in sorted(chosen)]
         assert v["added"] == added
         try:
-            expected = bv.protected_ranking(frame, d["protected"], added, higher_is_better=d["higher_is_better"],
-                                            convention=d["convention"], tol=d["tol"]).tolist()
+            expected = bv.protected_ranking(frame, d["higher_is_better"], protected=d["protected"], added=added, convention=d["convention"], tol=d["tol"]).tolist()
         except ValueError:
             assert "error" in v, f"the library refuses {added} but the page ranked them"
             continue
@@ -123,9 +122,9 @@ def check_missing_share(root, rng: np.random.Generator, settings: int = 5) -> in
         assert v["share"] == share
         holed = knock_out(frame, share, seed=d["seed"])
         assert v["missing"] == int(holed.isna().sum().sum())
-        full = [bv.rank(bv.mean_score(frame, missing="ignore"), tol=d["tol"]),
+        full = [bv.rank(bv.mean_score(frame, nan_policy="omit"), tol=d["tol"]),
                 bv.rank(partial_borda(frame, tol=d["tol"]), tol=d["tol"])]
-        after = [bv.rank(bv.mean_score(holed, missing="ignore"), tol=d["tol"]),
+        after = [bv.rank(bv.mean_score(holed, nan_policy="omit"), tol=d["tol"]),
                  bv.rank(partial_borda(holed, tol=d["tol"]), tol=d["tol"])]
         for k in range(2):
             assert v["ranks"][k] == after[k][d["shown"][k]].tolist()
@@ -151,7 +150,7 @@ def check_cell_knockout(root, rng: np.random.Generator, settings: int = 5) -> in
         for i, j in drop:
             holed.iat[i, j] = np.nan
         try:
-            mean = bv.mean_score(holed, missing="ignore")
+            mean = bv.mean_score(holed, nan_policy="omit")
             borda = partial_borda(holed, hib, tol=d["tol"])
         except ValueError:
             assert "error" in v, f"the library refuses dropping {sorted(drop)} but the page ranked"

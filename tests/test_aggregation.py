@@ -186,8 +186,8 @@ class TestMeanScore:
 
     def test_weights_and_missing(self):
         s = np.array([[1.0, 3.0], [2.0, np.nan]])
-        assert np.allclose(mean_score(s, missing="ignore"), [2.0, 2.0])
-        assert np.allclose(mean_score(s, weights=[1, 0], missing="ignore"), [1.0, 2.0])
+        assert np.allclose(mean_score(s, nan_policy="omit"), [2.0, 2.0])
+        assert np.allclose(mean_score(s, weights=[1, 0], nan_policy="omit"), [1.0, 2.0])
         with pytest.raises(ValueError, match="missing"):
             mean_score(s)
         with pytest.raises(ValueError, match="weights"):
@@ -198,12 +198,12 @@ class TestMeanScore:
 
 def test_protected_ranking_is_exact_and_takes_arrays():
     s = np.array([[2.0, 2.0, 3.0], [3.0, 3.0, 1.0], [1.0, 1.0, 2.0]])
-    assert bv.protected_ranking(s, [0, 1]).tolist() == [2.0, 1.0]
-    assert bv.protected_ranking(s, [0, 1], [2]).tolist() == [1.5, 1.5]  # 4/3 against 4/3, exactly
+    assert bv.protected_ranking(s, protected=[0, 1]).tolist() == [2.0, 1.0]
+    assert bv.protected_ranking(s, protected=[0, 1], added=[2]).tolist() == [1.5, 1.5]  # 4/3 against 4/3, exactly
     frame = pd.DataFrame(s, index=list("ABC"))
-    assert bv.protected_ranking(frame, ["A", "B"], ["C"]).equals(
+    assert bv.protected_ranking(frame, protected=["A", "B"], added=["C"]).equals(
         pd.Series([1.5, 1.5], index=pd.Index(["A", "B"]), name="rank"))
     # two added models that share no task do not matter: only the protected models' comparisons enter
     t = pd.DataFrame([[2, 1, 0], [0, 2, 0], [1, np.nan, np.nan], [np.nan, 1, 2]], index=list("ABDE"), dtype=float)
     # A: 1/3 (vs B) + 1 (vs D) + 0/2 (vs E) = 4/3; B: 1/3 + 0 + 1/2 = 5/6
-    assert bv.protected_ranking(t, ["A", "B"], ["D", "E"]).tolist() == [1.0, 2.0]
+    assert bv.protected_ranking(t, protected=["A", "B"], added=["D", "E"]).tolist() == [1.0, 2.0]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import benchvote as bv
 from benchvote.axioms import field_margins, iia_flip, iia_report, pareto_violations
 from benchvote.data import load, load_table
-from benchvote.voting import copeland
+from benchvote.voting import copeland, ranked_pairs
 from conftest import score_tables
 
 
@@ -25,7 +25,7 @@ def frame(values):
 def order_of(scores, protected, added, a, b, rule):
     """+1 if a ranks strictly above b in the field protected + added, -1 below, 0 tie (direct recomputation)."""
     field = scores.loc[list(protected) + list(added)]
-    if rule == "win_rate":
+    if rule is bv.mean_win_rate:
         values = bv.mean_win_rate(field)
     else:
         values = bv.borda(field)
@@ -36,19 +36,19 @@ def order_of(scores, protected, added, a, b, rule):
 class TestPareto:
     @given(score_tables(min_tasks=1))
     def test_standard_rules_are_pareto(self, table):
-        for rule in (bv.mean_win_rate, bv.borda, lambda s, h: bv.mean_score(s), copeland):
-            assert pareto_violations(rule, table) == []
+        for rule in (bv.mean_win_rate, bv.borda, bv.mean_score, copeland, ranked_pairs):
+            assert pareto_violations(table, rule=rule) == []
 
     @given(score_tables(min_tasks=1))
     def test_brute_force_for_a_constant_rule(self, table):
         m = table.shape[0]
         expected = [(i, j) for i in range(m) for j in range(m)
                     if i != j and all(table[i, k] > table[j, k] for k in range(table.shape[1]))]
-        assert pareto_violations(lambda s, h: np.zeros(len(s)), table) == expected
+        assert pareto_violations(table, rule=lambda s, h: np.zeros(len(s))) == expected
 
     def test_bad_rule_output(self):
         with pytest.raises(ValueError, match="one number per model"):
-            pareto_violations(lambda s, h: np.zeros(1), [[1.0], [2.0]])
+            pareto_violations([[1.0], [2.0]], rule=lambda s, h: np.zeros(1))
 
 
 @st.composite
@@ -64,16 +64,16 @@ def iia_instances(draw, missing=False):
 
 
 class TestIIAFlip:
-    @given(iia_instances(), st.sampled_from(["win_rate", "borda"]))
+    @given(iia_instances(), st.sampled_from([bv.mean_win_rate, bv.borda]))
     def test_exact_against_exhaustive_search(self, instance, rule):
         s, protected, pool = instance
         for a, b in combinations(protected, 2):
             before = order_of(s, protected, [], a, b, rule)
             if before == 0:
                 with pytest.raises(ValueError, match="tie"):
-                    iia_flip(s, (a, b), protected, pool, rule=rule)
+                    iia_flip(s, pair=(a, b), protected=protected, pool=pool, rule=rule)
                 continue
-            result = iia_flip(s, (a, b), protected, pool, rule=rule)
+            result = iia_flip(s, pair=(a, b), protected=protected, pool=pool, rule=rule)
             leader, trailer = (a, b) if before > 0 else (b, a)
             assert (result.leader, result.trailer) == (leader, trailer)
             flipping = [set(c) for k in range(1, len(pool) + 1) for c in combinations(pool, k)
@@ -92,7 +92,7 @@ class TestIIAFlip:
     def test_missing_scores_under_win_rate(self, instance):
         s, protected, pool = instance
         try:
-            fm = field_margins(s, protected, pool)
+            fm = field_margins(s, protected=protected, pool=pool)
         except ValueError as err:
             assert "share no task" in str(err)
             return
@@ -106,7 +106,7 @@ class TestIIAFlip:
     def test_margin_decomposition_matches_direct_win_rates(self):
         s = frame(np.random.default_rng(3).integers(0, 5, size=(8, 5)).astype(float))
         protected, pool = list(s.index[:4]), list(s.index[4:])
-        fm = field_margins(s, protected, pool)
+        fm = field_margins(s, protected=protected, pool=pool)
         added = [0, 2]
         field = protected + [pool[k] for k in added]
         w = bv.mean_win_rate(s.loc[field])
@@ -114,19 +114,20 @@ class TestIIAFlip:
 
     def test_report_covers_every_pair(self):
         r = load_table("nine_task_ranks")
-        rep = iia_report(r, ["L1", "L2", "L3"], ["L4"], higher_is_better=False)
+        rep = iia_report(r, False, protected=["L1", "L2", "L3"], pool=["L4"])
         assert len(rep) == 3
         tie = rep[(rep.leader == "L1") & (rep.trailer == "L2")]
-        assert tie.flippable.isna().all()  # L1 and L2 tie at 10/27
+        assert (tie.status == "tied").all()  # L1 and L2 tie at 10/27
 
     def test_real_leaderboard_certificates_verify(self):
         lb = load("HEIM-aesthetics_auto")
         order = bv.mean_win_rate(lb.scores, lb.higher_is_better).sort_values(ascending=False).index
         protected, pool = list(order[:5]), list(order[5:])
-        rep = iia_report(lb.scores, protected, pool, lb.higher_is_better)
-        assert rep.flippable.any()
-        for row in rep[rep.flippable == True].itertuples():  # noqa: E712
-            ranks = bv.protected_ranking(lb.scores, protected, row.certificate, higher_is_better=lb.higher_is_better)
+        rep = iia_report(lb.scores, lb.higher_is_better, protected=protected, pool=pool)
+        assert (rep.status == "reversible").any()
+        assert list(rep.status.cat.categories) == ["reversible", "stable", "tied"]
+        for row in rep[rep.status == "reversible"].itertuples():
+            ranks = bv.protected_ranking(lb.scores, lb.higher_is_better, protected=protected, added=row.certificate)
             assert ranks[row.trailer] < ranks[row.leader]
 
     @pytest.mark.parametrize("kwargs, message", [
@@ -135,7 +136,7 @@ class TestIIAFlip:
         (dict(pool=[]), "empty"),
         (dict(pool=["m1"]), "both protected and in the pool"),
         (dict(pool=["nope"]), "unknown"),
-        (dict(rule="copeland"), "rule"),
+        (dict(rule=copeland), "rule"),
     ])
     def test_bad_input(self, kwargs, message):
         s = frame(np.arange(24, dtype=float).reshape(6, 4) % 5)
@@ -147,4 +148,4 @@ class TestIIAFlip:
     def test_borda_needs_complete_data(self):
         s = frame(np.array([[1.0, np.nan], [2.0, 1.0], [0.0, 3.0]]))
         with pytest.raises(ValueError, match="missing"):
-            iia_flip(s, ("m0", "m1"), ["m0", "m1"], ["m2"], rule="borda")
+            iia_flip(s, pair=("m0", "m1"), protected=["m0", "m1"], pool=["m2"], rule=bv.borda)

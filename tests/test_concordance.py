@@ -128,12 +128,12 @@ class TestDiversity:
                          index=["m1", "m2", "m3", "m4"])
         with pytest.raises(ValueError, match="missing"):
             diversity(s)
-        d = diversity(s, missing="complete_models")
+        d = diversity(s, nan_policy="complete_models")
         assert d.dropped == ("m4",) and d.n_models == 3
-        d2 = diversity(s, missing="complete_tasks")
+        d2 = diversity(s, nan_policy="complete_tasks")
         assert d2.dropped == ("a",) and d2.n_tasks == 2
-        with pytest.raises(ValueError, match="missing must be"):
-            diversity(s, missing="impute")
+        with pytest.raises(ValueError, match="nan_policy must be"):
+            diversity(s, nan_policy="impute")
 
     def test_bad_input(self):
         with pytest.raises(ValueError, match="at least 2 task"):

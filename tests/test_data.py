@@ -120,7 +120,7 @@ class TestBaselines:
 
 class TestTables:
     def test_every_table_loads_and_is_documented(self):
-        readme = (data._tables_dir() / "README.md").read_text()
+        readme = (data._tables_dir() / "README.md").read_text(encoding="utf-8")
         for name in data.list_tables():
             table = data.load_table(name)
             assert len(table) >= 2

@@ -219,4 +219,4 @@ def test_rankings_from_scores_honours_the_tie_tolerance():
 
 def test_average_rank_flips_accepts_arrays():
     s = np.array([[3.0, 1.0], [2.0, 3.0], [1.0, 2.0]])
-    assert average_rank_flips(s, True, [0, 1], [2]) == average_rank_flips(pd.DataFrame(s), True, [0, 1], [2])
+    assert average_rank_flips(s, models=[0, 1], candidates=[2]) == average_rank_flips(pd.DataFrame(s), models=[0, 1], candidates=[2])

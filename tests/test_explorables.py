@@ -41,26 +41,26 @@ def _table(rng, m, n, *, ties=True, missing=0.0):
 def test_model_toggle_payload_holds_the_library_counts():
     rng = np.random.default_rng(1)
     s = _table(rng, 7, 5, missing=0.2)
-    x = ex.model_toggle(s, ["M0", "M1", "M2"], ["M3", "M4", "M5", "M6"], [True, False, True, True, False])
+    x = ex.model_toggle(s, [True, False, True, True, False], protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5", "M6"])
     counts = bv.pairwise_wins(s.loc[["M0", "M1", "M2", "M3", "M4", "M5", "M6"]], [True, False, True, True, False])
     assert x.data["wins"] == counts.wins[:3].tolist()
     assert x.data["compared"] == counts.compared[:3].tolist()
-    assert x.data["base"] == bv.protected_ranking(s, ["M0", "M1", "M2"], higher_is_better=[True, False, True, True, False]).tolist()
+    assert x.data["base"] == bv.protected_ranking(s, [True, False, True, True, False], protected=["M0", "M1", "M2"]).tolist()
 
 
 def test_quantile_toggle_looks_up_every_subset():
     s = pd.DataFrame({"t1": [2, 3, 1, 0], "t2": [2, 3, 1, 4], "t3": [3, 1, 2, 0]}, index=list("ABCD"))
-    x = ex.model_toggle(s, ["A", "B"], ["C", "D"], convention="quantile")
+    x = ex.model_toggle(s, protected=["A", "B"], pool=["C", "D"], convention="quantile")
     assert len(x.data["lookup"]) == 4
-    assert x.data["lookup"][0b01] == bv.protected_ranking(s, ["A", "B"], ["C"], convention="quantile").tolist()
-    assert x.data["lookup"][0b11] == bv.protected_ranking(s, ["A", "B"], ["C", "D"], convention="quantile").tolist()
+    assert x.data["lookup"][0b01] == bv.protected_ranking(s, protected=["A", "B"], added=["C"], convention="quantile").tolist()
+    assert x.data["lookup"][0b11] == bv.protected_ranking(s, protected=["A", "B"], added=["C", "D"], convention="quantile").tolist()
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda s: ex.model_toggle(s, ["M0", "zz"], ["M2"]), "zz"),
-    (lambda s: ex.model_toggle(s, ["M0", "M1"], ["M1"]), "both protected and added"),
-    (lambda s: ex.model_toggle(s, ["M0", "M1"], ["M2"], checked=["M3"]), "M3"),
-    (lambda s: ex.model_toggle(s, ["M0", "M1"], [f"M{i}" for i in range(2, 12)], convention="quantile"), "at most 8"),
+    (lambda s: ex.model_toggle(s, protected=["M0", "zz"], pool=["M2"]), "zz"),
+    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M1"]), "both protected and added"),
+    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M2"], checked=["M3"]), "M3"),
+    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=[f"M{i}" for i in range(2, 12)], convention="quantile"), "at most 8"),
     (lambda s: ex.label_noise(s, worst=[1.0]), "one weight"),
     (lambda s: ex.label_noise(s, eps=1.5), "eps"),
     (lambda s: ex.label_noise(s, top=1), "top"),
@@ -79,8 +79,8 @@ def test_bad_input_is_refused_with_a_clear_message(call, message):
 def test_near_ties_that_would_chain_are_refused():
     s = pd.DataFrame({"t": [1.0, 1.0 + 5e-10, 0.0], "u": [0.0, 1.0, 2.0]}, index=list("ABC"))
     with pytest.raises(ValueError, match="within tol"):
-        ex.model_toggle(s, ["A", "B"], ["C"])
-    ex.model_toggle(s, ["A", "B"], ["C"], tol=0.0)  # exact comparisons: nothing chains
+        ex.model_toggle(s, protected=["A", "B"], pool=["C"])
+    ex.model_toggle(s, protected=["A", "B"], pool=["C"], tol=0.0)  # exact comparisons: nothing chains
 
 
 def test_html_is_self_contained():
@@ -96,7 +96,7 @@ def test_label_noise_worst_case_comes_from_the_library():
     s = _table(np.random.default_rng(3), 9, 4, ties=False)
     x = ex.label_noise(s, eps=0.2, seed=0)
     from benchvote.sensitivity import cardinal_sensitivity
-    r = cardinal_sensitivity(s, eps=0.2, restarts=8, steps=100, polish_starts=16, seed=0)
+    r = cardinal_sensitivity(s, eps=0.2, method="relaxation", restarts=8, steps=100, polish_starts=16, seed=0)
     assert np.allclose(x.data["worst"], r.weights)
 
 
@@ -106,10 +106,10 @@ def _explorables(rng):
     out = []
     s = _table(rng, 9, 5, missing=0.25)
     hib = [True, False, True, True, False]
-    out.append(ex.model_toggle(s, ["M0", "M1", "M2", "M3"], ["M4", "M5", "M6", "M7", "M8"], hib))
-    out.append(ex.model_toggle(s.iloc[:6], ["M0", "M1", "M2"], ["M3", "M4", "M5"], hib, convention="quantile"))
+    out.append(ex.model_toggle(s, hib, protected=["M0", "M1", "M2", "M3"], pool=["M4", "M5", "M6", "M7", "M8"]))
+    out.append(ex.model_toggle(s.iloc[:6], hib, protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5"], convention="quantile"))
     textbook = pd.DataFrame({"t1": [1, 2, 3], "t2": [1, 2, 3], "t3": [2, 3, 1]}, index=list("ABC"))
-    out.append(ex.model_toggle(textbook, ["A", "B"], ["C"], False, convention="quantile"))
+    out.append(ex.model_toggle(textbook, False, protected=["A", "B"], pool=["C"], convention="quantile"))
     dense = _table(rng, 14, 6, ties=True)
     out.append(ex.label_noise(dense, [True, True, False, True, True, True], top=8, eps=0.05))
     out.append(ex.missing_share(_table(rng, 10, 6, ties=False), top=6, seed=3))
@@ -189,12 +189,12 @@ def test_model_toggle_is_ordinal_and_follows_the_pool_order(seed, m, n):
     rng = np.random.default_rng(seed)
     s = _table(rng, m, n, missing=0.2)
     protected, pool = list(s.index[:2]), list(s.index[2:])
-    x = ex.model_toggle(s, protected, pool)
-    y = ex.model_toggle(s ** 3 + 7.0, protected, pool)
+    x = ex.model_toggle(s, protected=protected, pool=pool)
+    y = ex.model_toggle(s ** 3 + 7.0, protected=protected, pool=pool)
     assert (x.data["wins"], x.data["compared"], x.data["base"]) == (y.data["wins"], y.data["compared"],
                                                                     y.data["base"])
     order = rng.permutation(len(pool))
-    z = ex.model_toggle(s, protected, [pool[k] for k in order])
+    z = ex.model_toggle(s, protected=protected, pool=[pool[k] for k in order])
     cols = list(range(2)) + [2 + k for k in order]
     assert z.data["wins"] == [[row[c] for c in cols] for row in x.data["wins"]]
     assert z.data["base"] == x.data["base"]

@@ -195,9 +195,9 @@ def test_compatible_matrix_bad_input(bad, message):
 
 def test_diversity_with_expected_ranks_keeps_every_model():
     s = np.array([[3.0, 3.0, np.nan], [2.0, 2.0, 2.0], [1.0, np.nan, 1.0], [0.0, 1.0, 0.0]])
-    d = bv.diversity(s, missing="expected_ranks")
+    d = bv.diversity(s, nan_policy="expected_ranks")
     assert d.n_models == 4 and d.dropped == ()
-    complete = bv.diversity(s[[1, 3]][:, :], missing="raise")
+    complete = bv.diversity(s[[1, 3]][:, :], nan_policy="raise")
     assert 0.0 <= d.diversity <= 1.0 and complete.diversity == pytest.approx(0.0)
 
 
@@ -205,7 +205,7 @@ def test_unscored_systems_are_explicit():
     s = np.array([[1.0, 2.0], [np.nan, np.nan], [0.0, 1.0]])
     with pytest.raises(ValueError, match="no observed score"):
         partial_borda(s)
-    out = partial_borda(s, allow_unscored=True)
+    out = partial_borda(s, nan_policy="middle")
     assert out[1] == pytest.approx(2 * (3 - 1) / 2)  # the middle of both tasks
 
 
@@ -254,13 +254,13 @@ class TestStudies:
         from benchvote import data
 
         lb = data.load("SuperGLUE")
-        a = robustness_study(lb.scores, [0.0, 0.2], repetitions=3, seed=1)
-        b = robustness_study(lb.scores, [0.0, 0.2], repetitions=3, seed=1)
+        a = robustness_study(lb.scores, shares=[0.0, 0.2], repetitions=3, seed=1)
+        b = robustness_study(lb.scores, shares=[0.0, 0.2], repetitions=3, seed=1)
         assert a.equals(b)
         assert (a[a.share == 0.0].kendall_tau == 1.0).all()
         assert not a[a.share == 0.0][["top1_changed", "top3_changed"]].any().any()
         with pytest.raises(ValueError, match="unknown method"):
-            robustness_study(lb.scores, [0.1], methods=["median"])
+            robustness_study(lb.scores, shares=[0.1], methods=["median"])
 
     def test_instance_robustness_scaling_only_moves_the_mean(self):
         from benchvote import data

@@ -16,7 +16,18 @@ class TestDynamicRange:
     def test_preserves_every_task_ranking(self, table):
         lo = table.min(axis=0) - 1.0
         hi = table.max(axis=0) + 2.0
-        assert np.array_equal(rank(dynamic_range(table, lo, hi), tol=0), rank(table, tol=0))
+        assert np.array_equal(rank(dynamic_range(table, low=lo, high=hi), tol=0), rank(table, tol=0))
+
+    @given(score_tables(ties=False))
+    def test_lower_is_better_tasks_come_out_higher_is_better(self, table):
+        # negating a task and declaring it lower-is-better gives the same normalised table
+        n = table.shape[1]
+        flip = np.arange(n) % 2 == 1
+        lo, hi = table.min(axis=0) - 1.0, table.max(axis=0) + 2.0
+        signed = np.where(flip, -table, table)
+        out = dynamic_range(signed, ~flip, low=np.where(flip, -lo, lo), high=np.where(flip, -hi, hi))
+        assert np.allclose(out, dynamic_range(table, low=lo, high=hi))
+        assert np.allclose(min_max(signed, ~flip), min_max(table))
 
     def test_formula(self):
         out = dynamic_range([[0.25, 10.0], [1.0, 20.0]], low=[0.25, 0.0], high=[1.0, 40.0])
@@ -28,8 +39,10 @@ class TestDynamicRange:
         assert np.allclose(out.to_numpy(), [[0, 0], [100, 100]])
 
     def test_bad_input(self):
-        with pytest.raises(ValueError, match="exceed"):
+        with pytest.raises(ValueError, match="better than low"):
             dynamic_range([[1.0], [2.0]], low=1.0, high=1.0)
+        with pytest.raises(ValueError, match="better than low"):
+            dynamic_range([[1.0], [2.0]], False, low=0.0, high=10.0)
         with pytest.raises(ValueError, match="one entry per task"):
             dynamic_range([[1.0, 2.0], [2.0, 3.0]], low=[0.0], high=[1.0, 1.0])
         with pytest.raises(ValueError, match="no entry"):

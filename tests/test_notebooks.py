@@ -258,7 +258,7 @@ def test_no_unrendered_markup(page):
 
 
 def test_intro_example_runs():
-    """The five-line example on the book's front page must work as printed."""
+    """The short example on the book's front page must work as printed."""
     text = (ROOT / "book" / "intro.md").read_text()
     block = text.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(block, "intro.md", "exec"), {})

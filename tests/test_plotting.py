@@ -12,7 +12,8 @@ import pytest  # noqa: E402
 from hypothesis import given  # noqa: E402
 
 from benchvote import rank  # noqa: E402
-from benchvote.plotting import bump_chart, changed_pairs, flipped_pairs  # noqa: E402
+from benchvote.plotting import bump_chart  # noqa: E402
+from benchvote.ranking import changed_pairs, flipped_pairs  # noqa: E402
 from conftest import score_tables  # noqa: E402
 
 

@@ -38,11 +38,11 @@ def brute_cardinal(s, eps):
 
 def brute_ordinal(scores, protected, pool):
     """Try every subset of the pool and recompute the protected ranking directly."""
-    alone = protected_ranking(scores, protected).to_numpy()
+    alone = protected_ranking(scores, protected=protected).to_numpy()
     best = 0
     for size in range(len(pool) + 1):
         for added in combinations(pool, size):
-            after = protected_ranking(scores, protected, list(added)).to_numpy()
+            after = protected_ranking(scores, protected=protected, added=list(added)).to_numpy()
             best = max(best, round(bv.kendall_tau_distance(alone, after) * len(alone) * (len(alone) - 1) / 2))
     return best
 
@@ -73,7 +73,7 @@ class TestCardinalExact:
     def test_box_search_matches_brute_force(self, seed):
         s = random_cardinal(seed, n=2 + seed % 4)
         r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
-        assert r.optimal and r.method == "boxes" and r.upper_bound == r.tau
+        assert r.optimal and r.method == "boxes" and r.upper_bound == r.tau_distance
         assert r.n_flipped == brute_cardinal(s, 0.05)
 
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
@@ -89,9 +89,9 @@ class TestCardinalExact:
         s = random_cardinal(17, m=40, n=14)
         stopped = cardinal_sensitivity_exact(s, eps=0.01, method="boxes", time_limit=0.2)
         assert not stopped.optimal
-        assert stopped.tau <= stopped.upper_bound
-        best = cardinal_sensitivity(s, eps=0.01, restarts=8, steps=60, seed=1)
-        assert best.tau <= stopped.upper_bound
+        assert stopped.tau_distance <= stopped.upper_bound
+        best = cardinal_sensitivity(s, method="relaxation", eps=0.01, restarts=8, steps=60, seed=1)
+        assert best.tau_distance <= stopped.upper_bound
 
     def test_box_search_weights_reproduce_the_count(self):
         s = random_cardinal(4, m=30, n=5)
@@ -134,23 +134,23 @@ class TestCardinalRelaxation:
         for seed in range(20):
             s = random_cardinal(100 + seed, m=8, n=4)
             exact = cardinal_sensitivity_exact(s, eps=0.05)
-            relaxed = cardinal_sensitivity(s, eps=0.05, restarts=8, steps=60, polish_starts=16, seed=seed)
+            relaxed = cardinal_sensitivity(s, method="relaxation", eps=0.05, restarts=8, steps=60, polish_starts=16, seed=seed)
             assert relaxed.n_flipped <= exact.n_flipped
             hits += relaxed.n_flipped == exact.n_flipped
         assert hits >= 17  # measured 20 of 20; polish makes the relaxation nearly exact on small instances
 
     def test_reported_tau_is_recomputed_from_the_weights(self):
         s = random_cardinal(3, m=9, n=4)
-        r = cardinal_sensitivity(s, restarts=4, steps=30, polish_starts=4)
+        r = cardinal_sensitivity(s, method="relaxation", restarts=4, steps=30, polish_starts=4)
         after = bv.rank(s @ np.asarray(r.weights))
-        assert r.tau == bv.kendall_tau_distance(bv.rank(s.mean(axis=1)), after)
+        assert r.tau_distance == bv.kendall_tau_distance(bv.rank(s.mean(axis=1)), after)
         assert np.isclose(np.max(r.weights), 1.0) and np.min(r.weights) >= r.eps * (1 - 1e-12)
 
     def test_deterministic_under_a_seed(self):
         s = random_cardinal(5, m=10, n=5)
-        a = cardinal_sensitivity(s, restarts=6, steps=40, polish_starts=6, seed=7)
-        b = cardinal_sensitivity(s, restarts=6, steps=40, polish_starts=6, seed=7)
-        assert a.tau == b.tau and np.array_equal(a.weights, b.weights)
+        a = cardinal_sensitivity(s, method="relaxation", restarts=6, steps=40, polish_starts=6, seed=7)
+        b = cardinal_sensitivity(s, method="relaxation", restarts=6, steps=40, polish_starts=6, seed=7)
+        assert a.tau_distance == b.tau_distance and np.array_equal(a.weights, b.weights)
 
     def test_conventions_agree_when_tasks_share_a_scale(self):
         s = random_cardinal(8, m=9, n=3)
@@ -170,7 +170,44 @@ class TestCardinalRelaxation:
     ])
     def test_bad_options(self, kwargs, message):
         with pytest.raises(ValueError, match=message):
-            cardinal_sensitivity(random_cardinal(0), restarts=1, steps=1, **kwargs)
+            cardinal_sensitivity(random_cardinal(0), method="relaxation", restarts=1, steps=1, **kwargs)
+
+    def test_auto_returns_the_proof_where_the_box_search_finds_one(self):
+        s = random_cardinal(11, m=9, n=4)
+        auto = cardinal_sensitivity(s, eps=0.05)
+        exact = cardinal_sensitivity_exact(s, eps=0.05)
+        assert auto.optimal and exact.optimal and auto.n_flipped == exact.n_flipped
+        assert auto.method == exact.method
+
+    def test_auto_keeps_the_better_of_an_unfinished_search_and_the_relaxation(self):
+        s = random_cardinal(12, m=30, n=6)
+        options = dict(eps=0.01, time_limit=0.05, restarts=4, steps=30, polish_starts=4, seed=2)
+        auto = cardinal_sensitivity(s, **options)
+        exact = cardinal_sensitivity_exact(s, eps=0.01, time_limit=0.05, seed=2)
+        relaxed = cardinal_sensitivity(s, method="relaxation", **{k: v for k, v in options.items() if k != "time_limit"})
+        assert auto.n_flipped >= max(relaxed.n_flipped, exact.n_flipped)  # the better one, recounted exactly
+        assert auto.upper_bound is not None and auto.tau_distance <= auto.upper_bound
+        assert auto.optimal == (auto.tau_distance >= auto.upper_bound)
+
+    def test_auto_uses_the_relaxation_beyond_ten_distinct_tasks(self):
+        s = random_cardinal(13, m=8, n=12)
+        auto = cardinal_sensitivity(s, eps=0.05, restarts=4, steps=30, polish_starts=4)
+        relaxed = cardinal_sensitivity(s, eps=0.05, method="relaxation", restarts=4, steps=30, polish_starts=4)
+        assert auto.n_flipped == relaxed.n_flipped and auto.upper_bound is None and not auto.optimal
+
+    def test_lower_is_better_tasks_and_leaderboards(self):
+        s = random_cardinal(14, m=9, n=4)
+        flipped = s * np.array([1.0, -1.0, 1.0, -1.0])
+        hib = [True, False, True, False]
+        a = cardinal_sensitivity_exact(s, eps=0.05)
+        b = cardinal_sensitivity_exact(flipped, hib, eps=0.05)
+        assert a.n_flipped == b.n_flipped and np.allclose(a.ranking_before, b.ranking_before)
+        frame = pd.DataFrame(flipped, index=[f"m{i}" for i in range(9)], columns=list("abcd"))
+        board = bv.data.Leaderboard("toy", "cardinal", frame, pd.Series(hib, index=frame.columns), "test", "0")
+        c = cardinal_sensitivity_exact(board, eps=0.05)
+        assert c.n_flipped == a.n_flipped
+        with pytest.raises(ValueError, match="Leaderboard"):
+            cardinal_sensitivity_exact(board, hib, eps=0.05)
 
     def test_bad_data(self):
         with pytest.raises(ValueError, match="constant task"):
@@ -186,20 +223,20 @@ class TestOrdinal:
     def test_enumeration_and_milp_match_brute_force(self, seed):
         s, protected, pool = random_ordinal(seed)
         truth = brute_ordinal(s, protected, pool)
-        enum = ordinal_sensitivity_exact(s, protected, method="enumerate")
-        mip = ordinal_sensitivity_exact(s, protected, method="milp")
+        enum = ordinal_sensitivity_exact(s, protected=protected, method="enumerate")
+        mip = ordinal_sensitivity_exact(s, protected=protected, method="milp")
         assert enum.n_flipped == truth and enum.optimal
         assert mip.n_flipped == truth and mip.optimal
         # the returned subset achieves it
-        after = protected_ranking(s, protected, list(enum.added))
+        after = protected_ranking(s, protected=protected, added=list(enum.added))
         assert enum.n_flipped == round(bv.kendall_tau_distance(enum.ranking_before, after) * 3)
 
     def test_relaxation_never_above_exact_and_usually_equal(self):
         hits = 0
         for seed in range(20):
             s, protected, pool = random_ordinal(200 + seed, m=12, n=5, p=4)
-            exact = ordinal_sensitivity_exact(s, protected)
-            relaxed = ordinal_sensitivity(s, protected, restarts=16, steps=60, seed=seed)
+            exact = ordinal_sensitivity_exact(s, protected=protected)
+            relaxed = ordinal_sensitivity(s, protected=protected, restarts=16, steps=60, seed=seed)
             assert relaxed.n_flipped <= exact.n_flipped
             hits += relaxed.n_flipped == exact.n_flipped
         assert hits >= 16  # measured 20 of 20
@@ -207,16 +244,16 @@ class TestOrdinal:
     def test_invariant_under_increasing_task_transforms(self):
         s, protected, pool = random_ordinal(42, m=10, n=5, p=4)
         transformed = s * np.array([2.0, 0.5, 10.0, 1.0, 3.0]) + np.array([1.0, -2.0, 0.0, 7.0, 0.1])
-        for f in (lambda x: ordinal_sensitivity_exact(x, protected),
-                  lambda x: ordinal_sensitivity(x, protected, restarts=8, steps=40, seed=3)):
+        for f in (lambda x: ordinal_sensitivity_exact(x, protected=protected),
+                  lambda x: ordinal_sensitivity(x, protected=protected, restarts=8, steps=40, seed=3)):
             a, b = f(s), f(transformed)
-            assert a.tau == b.tau and a.added == b.added
+            assert a.tau_distance == b.tau_distance and a.added == b.added
 
     def test_deterministic_under_a_seed(self):
         s, protected, _ = random_ordinal(11, m=12, n=5, p=4)
-        a = ordinal_sensitivity(s, protected, restarts=8, steps=40, seed=1)
-        b = ordinal_sensitivity(s, protected, restarts=8, steps=40, seed=1)
-        assert a.added == b.added and a.tau == b.tau
+        a = ordinal_sensitivity(s, protected=protected, restarts=8, steps=40, seed=1)
+        b = ordinal_sensitivity(s, protected=protected, restarts=8, steps=40, seed=1)
+        assert a.added == b.added and a.tau_distance == b.tau_distance
 
     def test_default_protected_is_the_top_fifth(self):
         s, _, _ = random_ordinal(5, m=10)
@@ -227,11 +264,11 @@ class TestOrdinal:
     def test_bad_input(self):
         s, protected, _ = random_ordinal(0)
         with pytest.raises(ValueError, match="at least 2"):
-            ordinal_sensitivity(s, protected[:1], restarts=1, steps=1)
+            ordinal_sensitivity(s, protected=protected[:1], restarts=1, steps=1)
         with pytest.raises(ValueError, match="nothing to add"):
-            ordinal_sensitivity_exact(s, list(s.index))
+            ordinal_sensitivity_exact(s, protected=list(s.index))
         with pytest.raises(ValueError, match="method"):
-            ordinal_sensitivity_exact(s, protected, method="greedy")
+            ordinal_sensitivity_exact(s, protected=protected, method="greedy")
         with pytest.raises(ValueError, match="share"):
             default_protected(s, share=1.5)
 
@@ -243,7 +280,7 @@ def test_subset_agreement_brute_force():
     table = subset_agreement(s, sizes=[1, 2], samples=100)
     for size in (1, 2):
         taus = [bv.kendall_tau_distance(full, bv.rank(s[:, list(c)].mean(axis=1))) for c in combinations(range(4), size)]
-        assert table.loc[size, "min_tau"] == pytest.approx(min(taus))
+        assert table.loc[size, "min_tau_distance"] == pytest.approx(min(taus))
         assert table.loc[size, "subsets"] == len(taus)
     with pytest.raises(ValueError, match="sizes"):
         subset_agreement(s, sizes=[5])
@@ -272,7 +309,7 @@ def test_subset_agreement_ordinal_matches_direct_win_rates():
                 taus.append(bv.kendall_tau_distance(full, bv.rank(bv.mean_win_rate(s[:, list(c)]))))
             except ValueError:
                 pass
-        assert table.loc[size, "min_tau"] == pytest.approx(min(taus))
+        assert table.loc[size, "min_tau_distance"] == pytest.approx(min(taus))
         assert table.loc[size, "subsets"] == len(taus)
 
 
@@ -282,7 +319,7 @@ def test_duplicated_tasks_are_merged_exactly(seed):
     s = np.column_stack([base, base[:, [1]], base[:, [1]]])  # task 1 appears three times
     exact = cardinal_sensitivity_exact(s, eps=0.05)
     assert exact.n_flipped == brute_cardinal(s, 0.05)
-    relaxed = cardinal_sensitivity(s, eps=0.05, restarts=4, steps=40, polish_starts=8, seed=seed)
+    relaxed = cardinal_sensitivity(s, method="relaxation", eps=0.05, restarts=4, steps=40, polish_starts=8, seed=seed)
     assert relaxed.n_flipped <= exact.n_flipped
     w = np.asarray(exact.weights)
     assert np.isclose(w[1], w[2]) and np.isclose(w[2], w[3])  # copies share their weight
@@ -416,16 +453,16 @@ class TestCardinalAgainstTheArrangement:
         s, eps, normalize = board
         if _has_constant_task(s):
             with pytest.raises(ValueError, match="constant task"):
-                cardinal_sensitivity_exact(s, eps, normalize=normalize)
+                cardinal_sensitivity_exact(s, eps=eps, normalize=normalize)
             return
         truth = arrangement_oracle(s, eps, normalize)
         pairs = comb(len(s), 2)
         for method in ("boxes", "auto"):
-            r = cardinal_sensitivity_exact(s, eps, normalize=normalize, method=method, time_limit=30)
+            r = cardinal_sensitivity_exact(s, eps=eps, normalize=normalize, method=method, time_limit=30)
             assert r.optimal, f"{method} left a tiny instance uncertified"
             assert r.n_flipped == truth, f"{method} claims {r.n_flipped}, the arrangement has {truth}"
             assert round(r.upper_bound * pairs) == truth
-        mip = cardinal_sensitivity_exact(s, eps, normalize=normalize, method="milp", time_limit=30)
+        mip = cardinal_sensitivity_exact(s, eps=eps, normalize=normalize, method="milp", time_limit=30)
         assert mip.n_flipped <= truth <= round(mip.upper_bound * pairs)
         if mip.optimal:
             assert mip.n_flipped == truth
@@ -524,11 +561,11 @@ class TestOrdinalDisjointCoverage:
                          index=list("ABCDE"), dtype=float)
         truth, best_set = brute_ordinal_exact(s, ["A", "B", "C"], ["D", "E"])
         assert best_set == ("D", "E")
-        for r in (ordinal_sensitivity_exact(s, ["A", "B", "C"]),
-                  ordinal_sensitivity_exact(s, ["A", "B", "C"], method="milp"),
-                  ordinal_sensitivity(s, ["A", "B", "C"], restarts=4, steps=20)):
+        for r in (ordinal_sensitivity_exact(s, protected=["A", "B", "C"]),
+                  ordinal_sensitivity_exact(s, protected=["A", "B", "C"], method="milp"),
+                  ordinal_sensitivity(s, protected=["A", "B", "C"], restarts=4, steps=20)):
             assert r.n_flipped == truth and set(r.added) == {"D", "E"}
-        assert ordinal_sensitivity_exact(s, ["A", "B", "C"]).optimal
+        assert ordinal_sensitivity_exact(s, protected=["A", "B", "C"]).optimal
         with pytest.raises(ValueError, match="protected models explicitly"):
             default_protected(s)
 
@@ -549,11 +586,11 @@ class TestOrdinalDisjointCoverage:
         protected, pool = list(s.index[:p]), list(s.index[p:])
         truth, _ = brute_ordinal_exact(s, protected, pool)
         for method in ("enumerate", "milp"):
-            r = ordinal_sensitivity_exact(s, protected, method=method)
+            r = ordinal_sensitivity_exact(s, protected=protected, method=method)
             assert r.n_flipped <= truth <= round(r.upper_bound * comb(p, 2))
             if method == "enumerate":
                 assert r.optimal
             if r.optimal:
                 assert r.n_flipped == truth
-        after = bv.protected_ranking(s, protected, list(r.added))
+        after = bv.protected_ranking(s, protected=protected, added=list(r.added))
         assert np.array_equal(after.to_numpy(), r.ranking_after.to_numpy())

@@ -28,7 +28,7 @@ def test_toggle_reports_the_abc_tie():
     import ipywidgets as widgets
 
     abc = load_table("abc_ranks")
-    box = model_toggle(abc, ["A", "B"], ["C"], higher_is_better=False, convention="quantile")
+    box = model_toggle(abc, False, protected=["A", "B"], pool=["C"], convention="quantile")
     checkbox, = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     assert "<b>0</b> protected pair(s) change order" in summary.value
@@ -43,7 +43,7 @@ def test_toggle_reports_an_untied_pair():
     import ipywidgets as widgets
 
     r = load_table("nine_task_ranks")
-    box = model_toggle(r, ["L1", "L2", "L3"], ["L4"], higher_is_better=False)
+    box = model_toggle(r, False, protected=["L1", "L2", "L3"], pool=["L4"])
     checkbox, = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     checkbox.value = True
@@ -55,9 +55,9 @@ def test_toggle_reports_an_untied_pair():
 def test_toggle_rejects_unknown_models():
     s = pd.DataFrame({"t": [1.0, 2.0, 3.0]}, index=["a", "b", "c"])
     with pytest.raises(KeyError, match="unknown model"):
-        model_toggle(s, ["a", "b"], ["zzz"])
+        model_toggle(s, protected=["a", "b"], pool=["zzz"])
     with pytest.raises(ValueError, match="both protected and added"):
-        model_toggle(s, ["a", "b"], ["b"], checked=["b"])
+        model_toggle(s, protected=["a", "b"], pool=["b"], checked=["b"])
 
 
 def test_toggle_counts_an_outright_reversal():
@@ -67,7 +67,7 @@ def test_toggle_counts_an_outright_reversal():
     # so A beats C everywhere and B only on three tasks: A overtakes B (7/15 against 6/15)
     s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
                      index=["A", "B", "C"])
-    box = model_toggle(s, ["A", "B"], ["C"])
+    box = model_toggle(s, protected=["A", "B"], pool=["C"])
     checkbox, = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     assert "<b>0</b> protected pair(s) change order" in summary.value

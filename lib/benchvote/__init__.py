@@ -1,21 +1,58 @@
 """benchvote: social-choice measures for multi-task benchmarks.
 
 Models are candidates, tasks are voters.  The package is a set of small
-modules of pure functions on numpy arrays and pandas frames:
+modules of pure functions on a models x tasks table (a numpy array, a pandas
+DataFrame, or a :class:`benchvote.data.Leaderboard`, which carries each
+task's direction).  Every measure on a table takes
+``(scores, higher_is_better=True, *, tol=..., nan_policy=..., seed=...)``;
+every rule returns one number per model, higher = better.
 
-* :mod:`benchvote.ranking`: ranks with ties, Kendall tau distance, max rank change;
+Measures and rules:
+
+* :mod:`benchvote.ranking`: ranks with ties, Kendall tau distance, maximum rank change, reversed pairs;
+* :mod:`benchvote.aggregation`: mean score, pairwise wins, mean win rate, Borda, rankings of a protected set;
 * :mod:`benchvote.concordance`: Kendall's W and benchmark diversity;
-* :mod:`benchvote.aggregation`: mean score, pairwise wins, mean win rate, Borda;
-* :mod:`benchvote.normalization`: dynamic-range and random-baseline normalisation;
-* :mod:`benchvote.data`: the leaderboards shipped by benchbench and the sources' tables.
+* :mod:`benchvote.normalization`: dynamic-range, random-baseline and min-max normalisation;
+* :mod:`benchvote.voting`: majority margins, Condorcet winner and cycles, Copeland, Ranked Pairs, Kemeny;
+* :mod:`benchvote.axioms`: Pareto and exact independence-of-irrelevant-alternatives certificates;
+* :mod:`benchvote.arrow`: every ranking rule for three models and two voters, enumerated (Arrow's theorem);
+* :mod:`benchvote.sensitivity`: cardinal and ordinal sensitivity, exact or relaxed, with certificates;
+* :mod:`benchvote.missing`: partial rankings, Borda with missing scores, pairwise confidence;
+* :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
+* :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
+* :mod:`benchvote.ratings`: Bradley-Terry and Elo ratings from task-level matches;
+* :mod:`benchvote.spectrum`: principal components of a score table.
+
+Data and presentation (never imported by the modules above):
+
+* :mod:`benchvote.data`: the leaderboards shipped by benchbench and the small source tables;
+* :mod:`benchvote.plotting`: the book's figures (matplotlib);
+* :mod:`benchvote.explorables`: controls that compute in the page, without a kernel;
+* :mod:`benchvote.widgets`: ipywidgets controls for live Jupyter sessions;
+* :mod:`benchvote.cache`: a disk cache for long computations.
+
+Every submodule is reachable as an attribute (``benchvote.voting.copeland``)
+and imported on first use; torch, scipy's solvers, matplotlib and ipywidgets
+are imported only by the functions that need them.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from .aggregation import PairwiseCounts, borda, mean_score, mean_win_rate, pairwise_wins, protected_ranking, task_ranks
 from .concordance import Diversity, diversity, kendall_w, tie_correction
 from .normalization import dynamic_range, min_max, random_baseline
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, max_rank_change, rank
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+#: The submodules, imported on first attribute access.
+SUBMODULES = (
+    "aggregation", "arrow", "axioms", "cache", "concordance", "data", "domains", "explorables", "missing",
+    "normalization", "plotting", "ranking", "ratings", "sensitivity", "spectrum", "strategy", "voting", "widgets",
+)
 
 __all__ = [
     "rank",
@@ -37,3 +74,13 @@ __all__ = [
     "random_baseline",
     "min_max",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'benchvote' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(SUBMODULES))

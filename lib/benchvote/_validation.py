@@ -14,6 +14,9 @@ import pandas as pd
 
 __all__ = [
     "ScoreMatrix",
+    "split_table",
+    "direction_of",
+    "check_nan_policy",
     "UnknownLabelError",
     "as_label_list",
     "as_score_frame",
@@ -323,3 +326,31 @@ def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model
         raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
     return out
 
+
+
+def split_table(scores: Any, higher_is_better: Any) -> tuple[Any, Any]:
+    """``(scores, higher_is_better)`` from a :class:`benchvote.data.Leaderboard` or from the pair itself.
+
+    Any object with a ``scores`` table and a ``higher_is_better`` Series (a
+    leaderboard) stands for the pair.  It carries its tasks' directions, so
+    passing one together with an explicit ``higher_is_better`` other than the
+    default ``True`` is an error rather than a silent choice between the two.
+    """
+    if hasattr(scores, "scores") and hasattr(scores, "higher_is_better"):
+        if higher_is_better is not True:
+            raise ValueError(
+                "scores is a Leaderboard, which carries its own higher_is_better; "
+                "pass the leaderboard alone, or its .scores with a higher_is_better of your own"
+            )
+        return scores.scores, scores.higher_is_better
+    return scores, higher_is_better
+
+
+def direction_of(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
+    """The direction of each task of a validated table (a Series is aligned by task label)."""
+    return as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+
+
+def check_nan_policy(nan_policy: Any, choices: Sequence[str] = ("raise", "omit")) -> str:
+    """Validate ``nan_policy``: "raise" refuses missing cells, "omit" leaves them out; some measures add named strategies."""
+    return check_choice(nan_policy, "nan_policy", choices)

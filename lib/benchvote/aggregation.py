@@ -15,20 +15,33 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import (ScoreMatrix, as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice,
+from ._validation import (ScoreMatrix, check_nan_policy, direction_of, as_label_list, as_score_frame, as_score_matrix, check_choice,
                           check_tol, wrap_models)
-from .ranking import DEFAULT_TIE_TOLERANCE, exact_midranks, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank, exact_midranks, rank
+from ._validation import split_table
 
 __all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
 
 
 def _direction(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
-    return as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    return direction_of(mat, higher_is_better)
 
 
 def task_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-               allow_nan: bool = True) -> np.ndarray:
-    """Each task's midranks of the models (models x tasks, ``nan`` where missing).
+               nan_policy: str = "raise") -> np.ndarray:
+    """Each task's midranks of the models (models x tasks, 1 = best).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all).
+    tol : float
+        Tie tolerance: scores within ``tol`` (chained) share a midrank.
+    nan_policy : {"raise", "omit"}
+        ``"omit"`` ranks each task among the models scored on it and leaves
+        ``nan`` in the missing cells.
 
     Examples
     --------
@@ -36,7 +49,9 @@ def task_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAUL
     array([[1., 2.],
            [2., 1.]])
     """
-    mat = as_score_matrix(scores, allow_nan=allow_nan, allow_empty_rows=True)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    nan_policy = check_nan_policy(nan_policy)
+    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", allow_empty_rows=True)
     return rank(mat.values, _direction(mat, higher_is_better), tol=tol, nan_policy="omit")
 
 
@@ -108,8 +123,14 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     >>> c.compared[0]
     array([0, 2, 2])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    r = rank(mat.values, _direction(mat, higher_is_better), tol=tol, nan_policy="omit")
+    return _pairwise_counts(mat.values, _direction(mat, higher_is_better), check_tol(tol), models=list(mat.models))
+
+
+def _pairwise_counts(values: np.ndarray, direction: np.ndarray, tol: float, models: list | None = None) -> PairwiseCounts:
+    """Kernel of :func:`pairwise_wins` on a validated table (``nan`` = missing)."""
+    r = _rank(values, direction, tol)
     m, n = r.shape
     wins = np.zeros((m, m), dtype=np.int64)
     ties = np.zeros((m, m), dtype=np.int64)
@@ -127,10 +148,11 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
         compared[sub] += 1
     np.fill_diagonal(ties, 0)
     np.fill_diagonal(compared, 0)
-    return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(mat.models))
+    return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(range(m)) if models is None else models)
 
 
-def mean_score(scores: Any, *, weights: Any = None, missing: str = "raise") -> np.ndarray | pd.Series:
+def mean_score(scores: Any, higher_is_better: Any = True, *, weights: Any = None,
+               nan_policy: str = "raise") -> np.ndarray | pd.Series:
     r"""Average score of each model across tasks (a cardinal rule).
 
     .. math::
@@ -138,15 +160,19 @@ def mean_score(scores: Any, *, weights: Any = None, missing: str = "raise") -> n
         \bar s_i = \frac{\sum_k w_k s_{ik}}{\sum_k w_k}
 
     (plain mean when no weights are given; Zhang & Hardt 2024, eq. 1).
+    A lower-is-better task enters with its sign flipped, :math:`-s_{ik}`, so
+    that a higher mean is always better.
 
     Parameters
     ----------
-    scores : array_like or DataFrame, shape (m, n)
-        Models x tasks, all oriented so that higher is better.
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
     weights : array_like of shape (n,), optional
         Non-negative task weights.
-    missing : {"raise", "ignore"}
-        ``"ignore"`` averages each model over the tasks it has a score on (the
+    nan_policy : {"raise", "omit"}
+        ``"omit"`` averages each model over the tasks it has a score on (the
         baseline :math:`\sigma^\mu` of Himmi et al.).  Beware: models are then
         averaged over different tasks, so a model scored only on an easy task
         can top the table.
@@ -155,13 +181,14 @@ def mean_score(scores: Any, *, weights: Any = None, missing: str = "raise") -> n
     --------
     >>> mean_score([[0.8, 0.8, 0.2], [0.7, 0.6, 0.8], [0.4, 0.1, 0.4]])
     array([0.6, 0.7, 0.3])
-    >>> mean_score([[1.0, float("nan")], [0.0, 1.0]], missing="ignore")
+    >>> mean_score([[1.0, float("nan")], [0.0, 1.0]], nan_policy="omit")
     array([1. , 0.5])
     """
-    if missing not in ("raise", "ignore"):
-        raise ValueError(f"missing must be 'raise' or 'ignore', got {missing!r}")
-    mat = as_score_matrix(scores, allow_nan=missing == "ignore", min_models=1)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    nan_policy = check_nan_policy(nan_policy)
+    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
     n = mat.shape[1]
+    values = mat.values * np.where(_direction(mat, higher_is_better), 1.0, -1.0)
     if weights is None:
         w = np.ones(n)
     else:
@@ -171,7 +198,7 @@ def mean_score(scores: Any, *, weights: Any = None, missing: str = "raise") -> n
         if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
             raise ValueError("weights must be finite, non-negative and not all zero")
     seen = mat.observed
-    num = np.where(seen, mat.values, 0.0) @ w
+    num = np.where(seen, values, 0.0) @ w
     den = seen.astype(float) @ w
     if (den <= 0).any():
         bad = [mat.models[i] for i in np.flatnonzero(den <= 0)]
@@ -248,6 +275,7 @@ def mean_win_rate(
     >>> mean_win_rate(abc, convention="quantile") * 9
     array([7., 7., 4.])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     if convention not in ("strict", "quantile"):
         raise ValueError(f"convention must be 'strict' or 'quantile', got {convention!r}")
     mat = as_score_matrix(scores, allow_nan=True)
@@ -301,6 +329,7 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
     >>> borda([[3, 3], [2, 1], [1, 2]])
     array([4., 1., 1.])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=False)
     r = rank(mat.values, _direction(mat, higher_is_better), tol=tol)
     values = (mat.shape[0] - r).sum(axis=1)
@@ -309,10 +338,10 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
 
 def protected_ranking(
     scores: Any,
+    higher_is_better: Any = True,
+    *,
     protected: Sequence,
     added: Sequence = (),
-    *,
-    higher_is_better: Any = True,
     convention: str = "strict",
     tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> pd.Series:
@@ -335,11 +364,12 @@ def protected_ranking(
     --------
     >>> import pandas as pd
     >>> s = pd.DataFrame({"t1": [2, 3, 1], "t2": [2, 3, 1], "t3": [3, 1, 2]}, index=list("ABC"))
-    >>> protected_ranking(s, ["A", "B"]).tolist()
+    >>> protected_ranking(s, protected=["A", "B"]).tolist()
     [2.0, 1.0]
-    >>> protected_ranking(s, ["A", "B"], ["C"]).tolist()
+    >>> protected_ranking(s, protected=["A", "B"], added=["C"]).tolist()
     [1.5, 1.5]
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(convention, "convention", ("strict", "quantile"))
     tol = check_tol(tol)
     frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)

@@ -36,23 +36,40 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice
-from .aggregation import pairwise_wins
+from ._validation import as_label_list, as_score_frame, as_score_matrix
+from .aggregation import _pairwise_counts, mean_win_rate
+from ._validation import direction_of, split_table
+from .ranking import DEFAULT_TIE_TOLERANCE
 
-__all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report"]
+__all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report", "IIA_STATUSES"]
+
+#: The categories of :func:`iia_report`'s ``status`` column.
+IIA_STATUSES = ("reversible", "stable", "tied")
 
 
-def pareto_violations(rule: Callable[..., Any], scores: Any, higher_is_better: Any = True) -> list[tuple]:
+def _rule_name(rule: Any) -> str:
+    """``"mean_win_rate"`` or ``"borda"``: the two rules whose field margins decompose model by model."""
+    name = getattr(rule, "__name__", None)
+    if callable(rule) and getattr(rule, "__module__", "").startswith("benchvote") and name in ("mean_win_rate", "borda"):
+        return name
+    raise ValueError(f"rule must be benchvote.mean_win_rate or benchvote.borda (their margins decompose model by "
+                     f"model, see benchvote.axioms); got {rule!r}")
+
+
+def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callable[..., Any]) -> list[tuple]:
     """Pairs (i, j) where every task prefers i to j but the rule does not rank i strictly above j.
 
     Parameters
     ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
     rule : callable
         Maps ``(scores, higher_is_better)`` to one number per model, higher =
-        better (e.g. :func:`benchvote.mean_win_rate`, :func:`benchvote.borda`,
-        or ``lambda s, h: -benchvote.voting.ranked_pairs(s, h)``).
-    scores : array_like or DataFrame, shape (m, n)
-    higher_is_better : bool or sequence of bool
+        better, as every rule of the library does (e.g.
+        :func:`benchvote.mean_win_rate`, :func:`benchvote.borda`,
+        :func:`benchvote.voting.ranked_pairs`).
 
     Returns
     -------
@@ -65,14 +82,17 @@ def pareto_violations(rule: Callable[..., Any], scores: Any, higher_is_better: A
     --------
     >>> import numpy as np, benchvote as bv
     >>> s = np.array([[3.0, 3.0], [2.0, 1.0], [1.0, 2.0]])
-    >>> pareto_violations(bv.mean_win_rate, s)
+    >>> pareto_violations(s, rule=bv.mean_win_rate)
     []
-    >>> pareto_violations(lambda s, h: np.zeros(len(s)), s)  # a constant rule ignores unanimity
+    >>> pareto_violations(s, rule=lambda s, h: np.zeros(len(s)))  # a constant rule ignores unanimity
     [(0, 1), (0, 2)]
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    if not callable(rule):
+        raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
     mat = as_score_matrix(scores, allow_nan=True)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
-    counts = pairwise_wins(mat.values, direction)
+    direction = direction_of(mat, higher_is_better)
+    counts = _pairwise_counts(mat.values, direction, DEFAULT_TIE_TOLERANCE)
     dominates = (counts.wins == counts.compared) & (counts.compared > 0)
     values = np.asarray(rule(scores, higher_is_better), dtype=float)
     if values.shape != (mat.shape[0],):
@@ -100,7 +120,7 @@ class FieldMargins:
     scale : int
         Common denominator: win rates are ``integer / scale`` (Borda points are ``integer / 2``).
     rule : str
-        ``"win_rate"`` or ``"borda"``.
+        Name of the rule: ``"mean_win_rate"`` (strict) or ``"borda"``.
     base : ndarray of int, shape (p, p)
         :math:`D_{ab}` times ``scale`` (computed).
     increments : ndarray of int, shape (p, p, q)
@@ -125,24 +145,37 @@ class FieldMargins:
     def margin(self, a: int, b: int, added: Sequence[int] = ()) -> float:
         """Win-rate (or Borda-point) difference of protected a over b when pool models ``added`` join."""
         total = int(self.base[a, b]) + int(np.sum(self.increments[a, b, list(added)], dtype=object) if len(added) else 0)
-        denom = self.scale * (len(self.protected) + len(added)) if self.rule == "win_rate" else self.scale
+        denom = self.scale * (len(self.protected) + len(added)) if self.rule == "mean_win_rate" else self.scale
         return total / denom
 
 
 def field_margins(
     scores: Any,
-    protected: Sequence,
-    pool: Sequence,
     higher_is_better: Any = True,
     *,
-    rule: str = "win_rate",
+    protected: Sequence,
+    pool: Sequence,
+    rule: Callable[..., Any] = mean_win_rate,
 ) -> FieldMargins:
     """Exact margins between protected models and per-model contributions of the pool.
 
-    See the module docstring for the decomposition.  ``rule="win_rate"`` uses
-    the strict mean win rate (pairs compared on shared tasks);
-    ``rule="borda"`` uses Borda points (complete data only), which orders
-    models like the quantile win rate.
+    See the module docstring for the decomposition.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    protected : sequence
+        The models whose ranking should not depend on who else takes part.
+    pool : sequence
+        Candidate "irrelevant" models (disjoint from ``protected``).
+    rule : callable
+        :func:`benchvote.mean_win_rate` (the strict convention: pairs compared
+        on shared tasks) or :func:`benchvote.borda` (complete data only; it
+        orders models like the quantile win rate).  The decomposition holds
+        for these two rules only.
 
     Raises
     ------
@@ -153,7 +186,8 @@ def field_margins(
     KeyError
         For labels that are not in ``scores``.
     """
-    check_choice(rule, "rule", ("win_rate", "borda"))
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    rule_name = _rule_name(rule)
     scores = as_score_frame(scores, allow_nan=True)
     protected = as_label_list(protected, "protected", scores.index)
     pool = as_label_list(pool, "pool", scores.index)
@@ -162,11 +196,11 @@ def field_margins(
     if len(protected) < 2:
         raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
     field = scores.loc[protected + pool]
-    mat = as_score_matrix(field, allow_nan=rule == "win_rate")
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
-    counts = pairwise_wins(mat.values, direction)
+    mat = as_score_matrix(field, allow_nan=rule_name == "mean_win_rate")
+    direction = direction_of(mat, higher_is_better)
+    counts = _pairwise_counts(mat.values, direction, DEFAULT_TIE_TOLERANCE)
     p = len(protected)
-    if rule == "borda":
+    if rule_name == "borda":
         points = 2 * counts.wins + counts.ties  # Borda points, doubled to stay integral
         scale = 2
         rate = points.astype(object)
@@ -191,7 +225,7 @@ def field_margins(
     biggest = max([abs(int(v)) for v in np.ravel(own).tolist() + np.ravel(contrib).tolist()] or [0])
     if biggest * (len(pool) + p + 2) < 2**62:  # sums of differences stay exact in int64
         own, contrib = own.astype(np.int64), contrib.astype(np.int64)
-    return FieldMargins(protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule)
+    return FieldMargins(protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule_name)
 
 
 @dataclass(frozen=True)
@@ -249,28 +283,30 @@ def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
 
 def iia_flip(
     scores: Any,
+    higher_is_better: Any = True,
+    *,
     pair: tuple,
     protected: Sequence,
     pool: Sequence,
-    higher_is_better: Any = True,
-    *,
-    rule: str = "win_rate",
+    rule: Callable[..., Any] = mean_win_rate,
 ) -> IIAFlip:
     """Decide exactly whether adding pool models can reverse two protected models.
 
     Parameters
     ----------
-    scores : DataFrame
+    scores : DataFrame or Leaderboard
         Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
     pair : (label, label)
         Two distinct protected models.
     protected : sequence
         The models whose ranking should not depend on who else takes part.
     pool : sequence
         Candidate "irrelevant" models (disjoint from ``protected``, not empty).
-    higher_is_better : bool or sequence of bool
-    rule : {"win_rate", "borda"}
-        Strict mean win rate, or Borda count (= quantile win rate on complete data).
+    rule : callable
+        :func:`benchvote.mean_win_rate` (strict) or :func:`benchvote.borda`
+        (= quantile win rate on complete data).
 
     Returns
     -------
@@ -291,10 +327,11 @@ def iia_flip(
     >>> import pandas as pd
     >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
     ...                  index=["A", "B", "C"])
-    >>> f = iia_flip(s, ("A", "B"), ["A", "B"], ["C"])
+    >>> f = iia_flip(s, pair=("A", "B"), protected=["A", "B"], pool=["C"])
     >>> f.leader, f.trailer, f.flippable, f.certificate
     ('B', 'A', True, ('C',))
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     pair = tuple(pair)
     if len(pair) != 2 or pair[0] == pair[1]:
         raise ValueError(f"pair must be two distinct models, got {pair}")
@@ -304,38 +341,54 @@ def iia_flip(
         raise ValueError(f"the pair must lie in the protected set; {outside} is not protected")
     if len(list(pool)) == 0:
         raise ValueError("the pool of models to add is empty")
-    fm = field_margins(scores, protected, pool, higher_is_better, rule=rule)
+    fm = field_margins(scores, higher_is_better, protected=protected, pool=pool, rule=rule)
     return _flip_from_margins(fm, protected.index(pair[0]), protected.index(pair[1]))
 
 
 def iia_report(
     scores: Any,
-    protected: Sequence,
-    pool: Sequence,
     higher_is_better: Any = True,
     *,
+    protected: Sequence,
+    pool: Sequence,
     among: Sequence | None = None,
-    rule: str = "win_rate",
+    rule: Callable[..., Any] = mean_win_rate,
 ) -> pd.DataFrame:
     """:func:`iia_flip` for every pair of ``among`` (default: all protected models), one row per pair.
 
-    Pairs that tie among the protected models are reported with
-    ``flippable = NaN`` (there is nothing to reverse).
+    The column ``status`` is categorical: ``"reversible"`` (some subset of
+    the pool reverses the pair; ``certificate`` is a smallest one),
+    ``"stable"`` (no subset does) or ``"tied"`` (the two tie among the
+    protected models, so there is nothing to reverse).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> iia_report(s, protected=["A", "B"], pool=["C"])[["leader", "trailer", "status", "certificate"]]
+      leader trailer      status certificate
+    0      B       A  reversible        (C,)
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     protected = list(protected)
     among = protected if among is None else list(among)
-    fm = field_margins(scores, protected, pool, higher_is_better, rule=rule)
+    fm = field_margins(scores, higher_is_better, protected=protected, pool=pool, rule=rule)
     rows = []
     for x in range(len(among)):
         for y in range(x + 1, len(among)):
             a, b = protected.index(among[x]), protected.index(among[y])
             if int(fm.base[a, b]) == 0:
-                rows.append({"leader": among[x], "trailer": among[y], "flippable": np.nan, "certificate": (),
+                rows.append({"leader": among[x], "trailer": among[y], "status": "tied", "certificate": (),
                              "certificate_size": 0, "margin_before": 0.0, "margin_after": 0.0, "best_margin": 0.0})
                 continue
             f = _flip_from_margins(fm, a, b)
-            rows.append({"leader": f.leader, "trailer": f.trailer, "flippable": f.flippable,
+            rows.append({"leader": f.leader, "trailer": f.trailer,
+                         "status": "reversible" if f.flippable else "stable",
                          "certificate": f.certificate, "certificate_size": len(f.certificate),
                          "margin_before": f.margin_before, "margin_after": f.margin_after,
                          "best_margin": f.best_margin})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=["leader", "trailer", "status", "certificate", "certificate_size",
+                                      "margin_before", "margin_after", "best_margin"])
+    out["status"] = pd.Categorical(out["status"], categories=IIA_STATUSES)
+    return out

@@ -7,9 +7,11 @@ the data therefore recomputes it; nothing else does.  Results are
 deterministic (every random procedure takes a seed), so a cached value is the
 value a fresh computation would give.
 
-The cache lives in ``$BENCHVOTE_CACHE`` or, by default, in
-``.benchvote-cache/`` at the repository root (git-ignored).  Set
-``BENCHVOTE_CACHE=off`` to disable it.
+The cache lives in the folder named by ``$BENCHVOTE_CACHE`` (the book's
+Makefile sets ``.benchvote-cache/`` at the repository root, git-ignored) or,
+by default, in ``benchvote`` under the user's cache folder
+(``$XDG_CACHE_HOME``, else ``~/.cache``).  Set ``BENCHVOTE_CACHE=off`` to
+disable it.
 """
 
 from __future__ import annotations
@@ -24,15 +26,26 @@ from typing import Any, Callable, TypeVar
 __all__ = ["cached", "cache_dir", "fingerprint", "source_of"]
 
 T = TypeVar("T")
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 def cache_dir() -> Path | None:
-    """Where results are stored, or None when caching is off."""
+    """Where results are stored, or None when caching is off (see the module docstring).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["BENCHVOTE_CACHE"] = "off"
+    >>> cache_dir() is None
+    True
+    >>> del os.environ["BENCHVOTE_CACHE"]
+    """
     setting = os.environ.get("BENCHVOTE_CACHE", "")
     if setting.lower() in ("off", "0", "false", "no"):
         return None
-    return Path(setting) if setting else _ROOT / ".benchvote-cache"
+    if setting:
+        return Path(setting).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "benchvote"
 
 
 @lru_cache(maxsize=1)
@@ -42,16 +55,18 @@ def fingerprint() -> str:
     import pandas
     import scipy
 
+    from importlib import resources
+
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    for path in sorted(package.glob("*.py")):
-        h.update(path.name.encode())
+    for path in sorted(package.rglob("*.py")):  # every module, the sensitivity subpackage included
+        h.update(path.relative_to(package).as_posix().encode())
         h.update(path.read_bytes())
-    data = _ROOT / "data"
-    if data.is_dir():
-        for path in sorted(data.glob("*.csv")):
-            h.update(path.name.encode())
-            h.update(path.read_bytes())
+    tables = resources.files("benchvote.tables")
+    for entry in sorted(tables.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".csv"):
+            h.update(entry.name.encode())
+            h.update(entry.read_bytes())
     versions = [numpy.__version__, scipy.__version__, pandas.__version__]
     try:
         import torch

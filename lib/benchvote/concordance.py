@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ._validation import as_direction, as_score_matrix
+from ._validation import as_score_matrix, check_nan_policy, direction_of, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, max_rank_change, rank
 
 __all__ = ["kendall_w", "tie_correction", "Diversity", "diversity"]
@@ -140,7 +139,7 @@ class Diversity:
         Mean over task pairs of the maximum rank change between their rankings.
     n_models, n_tasks : int
         Size of the table the values were computed on.
-    missing : str
+    nan_policy : str
         How missing scores were handled (see :func:`diversity`).
     dropped : tuple
         Models (or tasks) left out by that handling, if any.
@@ -151,7 +150,7 @@ class Diversity:
     mean_pairwise_mrc: float
     n_models: int
     n_tasks: int
-    missing: str
+    nan_policy: str
     dropped: tuple = ()
 
 
@@ -162,7 +161,7 @@ def diversity(
     scores: Any,
     higher_is_better: Any = True,
     *,
-    missing: str = "raise",
+    nan_policy: str = "raise",
     tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> Diversity:
     r"""Task diversity of a benchmark: one minus Kendall's W of the task rankings.
@@ -178,7 +177,7 @@ def diversity(
         Models x tasks.
     higher_is_better : bool or sequence of bool
         Direction of each task.
-    missing : {"raise", "complete_models", "complete_tasks", "expected_ranks"}
+    nan_policy : {"raise", "complete_models", "complete_tasks", "expected_ranks"}
         What to do with missing scores.  ``"raise"`` (default) refuses them.
         ``"complete_models"`` keeps only the models with a score on every task
         and ``"complete_tasks"`` only the tasks with a score for every model;
@@ -203,12 +202,11 @@ def diversity(
     >>> round(diversity([[3, 1], [2, 2], [1, 3]]).diversity, 6)
     1.0
     """
-    if missing not in _MISSING_OPTIONS:
-        raise ValueError(f"missing must be one of {_MISSING_OPTIONS}, got {missing!r}")
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    missing = check_nan_policy(nan_policy, _MISSING_OPTIONS)
     mat = as_score_matrix(scores, allow_nan=missing != "raise", min_models=2, min_tasks=2,
                           allow_empty_rows=missing == "complete_tasks")
-    direction = as_direction(higher_is_better, mat.shape[1],
-                             mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    direction = direction_of(mat, higher_is_better)
     values = mat.values
     dropped: tuple = ()
     if missing == "complete_models":
@@ -246,4 +244,4 @@ def diversity(
     m, n = r.shape
     mrcs = [max_rank_change(r[:, a], r[:, b]) for a in range(n) for b in range(a + 1, n)]
     return Diversity(w=w, diversity=1.0 - w, mean_pairwise_mrc=float(np.mean(mrcs)),
-                     n_models=m, n_tasks=n, missing=missing, dropped=dropped)
+                     n_models=m, n_tasks=n, nan_policy=missing, dropped=dropped)

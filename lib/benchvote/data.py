@@ -19,12 +19,11 @@ comparable, with three differences that are recorded in each leaderboard's
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -519,18 +518,18 @@ def constant_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int =
                        notes=(f"one uniform task from numpy.random.default_rng({seed}), repeated",))
 
 
-def gumbel_instances(n_systems: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5,
+def gumbel_instances(n_models: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5,
                      seed: int = 0) -> list[np.ndarray]:
     r"""Synthetic instance-level scores of Himmi et al.: system n scores Gumbel(:math:`\varphi n`, 1) on every instance.
 
-    The true ranking puts system ``n_systems - 1`` first; ``phi`` (between 0
-    and 1) controls how clearly: at 0 all systems are alike, at 1 the ranking
+    The true ranking puts model ``n_models - 1`` first; ``phi`` (between 0
+    and 1) controls how clearly: at 0 all models are alike, at 1 the ranking
     is clear on almost every instance.
 
     Returns
     -------
     list of ndarray
-        One ``n_systems x n_instances`` array per task.
+        One ``n_models x n_instances`` array per task.
 
     Examples
     --------
@@ -538,13 +537,13 @@ def gumbel_instances(n_systems: int = 20, n_tasks: int = 20, n_instances: int = 
     >>> len(tasks), tasks[0].shape
     (3, (4, 5))
     """
-    if n_systems < 2 or n_tasks < 1 or n_instances < 1:
-        raise ValueError("need at least 2 systems, 1 task and 1 instance")
+    if n_models < 2 or n_tasks < 1 or n_instances < 1:
+        raise ValueError("need at least 2 models, 1 task and 1 instance")
     if not 0 <= phi <= 1:
         raise ValueError(f"phi must lie in [0, 1], got {phi}")
     rng = np.random.default_rng(seed)
-    centre = phi * np.arange(1, n_systems + 1)[:, None]
-    return [rng.gumbel(loc=centre, scale=1.0, size=(n_systems, n_instances)) for _ in range(n_tasks)]
+    centre = phi * np.arange(1, n_models + 1)[:, None]
+    return [rng.gumbel(loc=centre, scale=1.0, size=(n_models, n_instances)) for _ in range(n_tasks)]
 
 
 def helm_scenarios(metrics: Sequence[str] = ("accuracy", "robustness", "fairness")) -> dict[str, tuple[pd.DataFrame, pd.Series]]:
@@ -603,17 +602,9 @@ def helm_scenarios(metrics: Sequence[str] = ("accuracy", "robustness", "fairness
 # --------------------------------------------------------------------------- source tables
 
 
-def _tables_dir() -> Path:
-    env = os.environ.get("BENCHVOTE_DATA")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "data")
-    for c in candidates:
-        if (c / "README.md").is_file():
-            return c
-    raise FileNotFoundError(
-        "benchvote's source tables live in the repository's data/ folder; install benchvote from a clone "
-        "(pip install -e .) or set BENCHVOTE_DATA to that folder"
-    )
+def _tables_dir() -> Any:
+    """The installed source tables (the repository's ``data/`` folder, shipped as ``benchvote.tables``)."""
+    return resources.files("benchvote.tables")
 
 
 def list_tables() -> list[str]:
@@ -624,13 +615,15 @@ def list_tables() -> list[str]:
     >>> "abc_ranks" in list_tables()
     True
     """
-    return sorted(p.stem for p in _tables_dir().glob("*.csv"))
+    return sorted(p.name.removesuffix(".csv") for p in _tables_dir().iterdir() if p.name.endswith(".csv"))
 
 
 def load_table(name: str) -> pd.DataFrame:
-    """Read a source table from ``data/`` (first column as index).
+    """Read a source table shipped with the package (first column as index).
 
-    The provenance of every number is given in ``data/README.md``.
+    The tables live in the repository's ``data/`` folder and are installed as
+    ``benchvote.tables``; the provenance of every number is given in its
+    ``README.md``.
 
     Raises
     ------
@@ -645,4 +638,5 @@ def load_table(name: str) -> pd.DataFrame:
     known = list_tables()
     if name not in known:
         raise KeyError(f"unknown table {name!r}; known tables: {', '.join(known)}")
-    return pd.read_csv(_tables_dir() / f"{name}.csv", index_col=0)
+    with resources.as_file(_tables_dir() / f"{name}.csv") as path:
+        return pd.read_csv(path, index_col=0)

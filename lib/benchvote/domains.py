@@ -28,15 +28,15 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_label_list, as_score_frame, as_score_matrix, check_choice, check_tol
-from .ranking import DEFAULT_TIE_TOLERANCE, rank, reversed_pairs
+from ._validation import as_label_list, direction_of, as_score_frame, as_score_matrix, check_choice, check_tol
+from .ranking import DEFAULT_TIE_TOLERANCE, _as_profile, rank, reversed_pairs, swap_distance
+from ._validation import split_table
 
 __all__ = [
     "rankings_from_scores",
     "is_single_peaked_on",
     "single_peaked_axis",
     "group_separable_tree",
-    "swap_distance",
     "distance_restriction_degree",
     "profile_majority",
     "tukey_depth",
@@ -47,25 +47,6 @@ __all__ = [
     "average_rank_flips",
     "scenario_study",
 ]
-
-
-def _as_profile(rankings: Any, min_models: int = 3) -> tuple[list, list[list[int]]]:
-    """Validate a profile; return the model labels and each ranking as a list of indices, best first."""
-    rankings = [list(r) for r in rankings]
-    if not rankings:
-        raise ValueError("a profile needs at least one ranking")
-    models = list(rankings[0])
-    if len(set(models)) != len(models):
-        raise ValueError("a ranking lists a model twice")
-    if len(models) < min_models:
-        raise ValueError(f"a profile needs at least {min_models} models, got {len(models)}")
-    index = {m: k for k, m in enumerate(models)}
-    out = []
-    for v, r in enumerate(rankings):
-        if len(r) != len(models) or set(r) != set(models):
-            raise ValueError(f"ranking {v} does not rank the same set of models as ranking 0")
-        out.append([index[m] for m in r])
-    return models, out
 
 
 def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical",
@@ -87,9 +68,10 @@ def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break
     >>> rankings_from_scores(s, [True, False], tie_break="reverse")[0]
     ('b', 'a', 'c')
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(tie_break, "tie_break", ("alphabetical", "reverse"))
     mat = as_score_matrix(scores, min_models=1)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    direction = direction_of(mat, higher_is_better)
     r = rank(mat.values, direction, tol=check_tol(tol))
     names = [str(m) for m in mat.models]
     alpha = np.argsort(np.argsort(names, kind="stable"), kind="stable")  # alphabetical position of each model
@@ -273,25 +255,6 @@ def group_separable_tree(rankings: Any) -> Any:
         return None
 
     return split(list(prof[0]))
-
-
-def swap_distance(first: Sequence, second: Sequence) -> int:
-    """Number of pairs of models that two strict rankings order differently (Kendall's swap distance).
-
-    Examples
-    --------
-    >>> swap_distance(["a", "b", "c"], ["b", "a", "c"])
-    1
-    >>> swap_distance(["a", "b", "c"], ["c", "b", "a"])
-    3
-    """
-    models, (r1, r2) = _as_profile([first, second], min_models=2)
-    pos1 = np.empty(len(models), dtype=int)
-    pos2 = np.empty(len(models), dtype=int)
-    pos1[r1] = np.arange(len(models))
-    pos2[r2] = np.arange(len(models))
-    i, j = np.triu_indices(len(models), k=1)
-    return int(np.sum((pos1[i] - pos1[j]) * (pos2[i] - pos2[j]) < 0))
 
 
 def distance_restriction_degree(rankings: Any) -> int:
@@ -494,7 +457,8 @@ def domain_report(rankings: Any) -> DomainReport:
 
 
 
-def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any, models: Sequence, candidates: Sequence) -> list:
+def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any = True, *, models: Sequence,
+                       candidates: Sequence) -> list:
     """Candidates whose addition alone reverses some pair of ``models`` under average-rank aggregation.
 
     Average rank over metrics orders models like the Borda count
@@ -505,9 +469,10 @@ def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any, models: Sequ
     --------
     >>> import pandas as pd
     >>> s = pd.DataFrame({"acc": [3.0, 2.0, 1.0], "speed": [1.0, 3.0, 2.0]}, index=["a", "b", "c"])
-    >>> average_rank_flips(s, True, ["a", "b"], ["c"])
+    >>> average_rank_flips(s, models=["a", "b"], candidates=["c"])
     []
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     from .aggregation import borda
 
     scores = as_score_frame(scores)
@@ -566,7 +531,7 @@ def scenario_study(tables: dict, models: Sequence, *, tie_break: str = "alphabet
         flips = None
         if candidates is not None:
             extra = [c for c in candidates if c in scores.index and c not in present]
-            flips = len(average_rank_flips(scores, direction, present, extra)) > 0
+            flips = len(average_rank_flips(scores, direction, models=present, candidates=extra)) > 0
         rows.append({"scenario": scenario, "models": len(present), "single_peaked": report.single_peaked,
                      "group_separable": report.group_separable, "distance_degree": report.distance_degree,
                      "distance_restricted": report.distance_degree <= 1,

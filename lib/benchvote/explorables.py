@@ -37,7 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, as_score_frame, as_direction, check_choice, check_number, check_tol
+from ._validation import split_table, as_label_list, as_score_frame, as_direction, check_choice, check_number, check_tol
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
 __all__ = ["Explorable", "model_toggle", "label_noise", "missing_share", "cell_knockout", "effort"]
@@ -87,10 +87,10 @@ def _ranks(values: Any) -> list[float]:
 
 def model_toggle(
     scores: pd.DataFrame,
-    protected: Sequence,
-    pool: Sequence,
     higher_is_better: Any = True,
     *,
+    protected: Sequence,
+    pool: Sequence,
     convention: str = "strict",
     checked: Sequence = (),
     columns: int = 3,
@@ -136,7 +136,7 @@ def model_toggle(
     Examples
     --------
     >>> s = pd.DataFrame({"t1": [2, 3, 1], "t2": [2, 3, 1], "t3": [3, 1, 2]}, index=list("ABC"))
-    >>> x = model_toggle(s, ["A", "B"], ["C"])
+    >>> x = model_toggle(s, protected=["A", "B"], pool=["C"])
     >>> x.data["base"], x.data["wins"][0]
     ([2.0, 1.0], [0, 1, 3])
     """
@@ -145,6 +145,7 @@ def model_toggle(
     check_choice(convention, "convention", ("strict", "quantile"))
     tol = check_tol(tol)
     columns = check_number(columns, "columns", low=1, integer=True)
+    scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)
     protected = as_label_list(protected, "protected", frame.index)
     pool = as_label_list(pool, "pool", frame.index)
@@ -152,7 +153,7 @@ def model_toggle(
     overlap = set(protected) & set(pool)
     if overlap:
         raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
-    base = protected_ranking(frame, protected, higher_is_better=higher_is_better, convention=convention, tol=tol)
+    base = protected_ranking(frame, higher_is_better, protected=protected, convention=convention, tol=tol)
     field_labels = protected + pool
     sub = frame.loc[field_labels]
     direction = _direction(frame, higher_is_better)
@@ -177,7 +178,7 @@ def model_toggle(
         lookup = []
         for key in range(2 ** len(pool)):
             added = [pool[k] for k in range(len(pool)) if key >> k & 1]
-            lookup.append(_ranks(protected_ranking(frame, protected, added, higher_is_better=higher_is_better,
+            lookup.append(_ranks(protected_ranking(frame, higher_is_better, protected=protected, added=added,
                                                    convention=convention, tol=tol)))
         data["lookup"] = lookup
     return Explorable("model-toggle", data)
@@ -246,6 +247,7 @@ def label_noise(
     from .sensitivity import cardinal_sensitivity, default_eps
 
     tol = check_tol(tol)
+    scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores)
     top = check_number(top, "top", low=2, integer=True)
     direction = _direction(frame, higher_is_better)
@@ -253,7 +255,7 @@ def label_noise(
     low = default_eps(oriented, tol=tol) if eps is None else check_number(eps, "eps", low=0.0, high=1.0,
                                                                           low_open=True, high_open=True)
     if worst is None:
-        worst = cardinal_sensitivity(oriented, eps=low, restarts=8, steps=100, polish_starts=16, seed=seed,
+        worst = cardinal_sensitivity(oriented, eps=low, method="relaxation", restarts=8, steps=100, polish_starts=16, seed=seed,
                                      tol=tol).weights
     worst = np.asarray(worst, dtype=float)
     if worst.shape != (frame.shape[1],) or not np.all((worst >= low - 1e-12) & (worst <= 1 + 1e-12)):
@@ -313,6 +315,7 @@ def missing_share(
     from .missing import knock_out, partial_borda
 
     tol = check_tol(tol)
+    scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores, allow_nan=True)
     top = check_number(top, "top", low=2, integer=True)
     seed = check_number(seed, "seed", low=0, integer=True)
@@ -323,7 +326,7 @@ def missing_share(
     oriented = frame * np.where(direction, 1.0, -1.0)
 
     def rules(table: pd.DataFrame) -> list[pd.Series]:
-        return [rank(mean_score(table, missing="ignore"), tol=tol), rank(partial_borda(table, tol=tol), tol=tol)]
+        return [rank(mean_score(table, nan_policy="omit"), tol=tol), rank(partial_borda(table, tol=tol), tol=tol)]
 
     full = rules(oriented)
     shown = [list(r.sort_values(kind="stable").index[:top]) for r in full]
@@ -375,6 +378,7 @@ def cell_knockout(scores: pd.DataFrame, higher_is_better: Any = True, *,
     [0.0, None]
     """
     tol = check_tol(tol)
+    scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores, allow_nan=True)
     direction = _direction(frame, higher_is_better)
     values = frame.to_numpy(dtype=float)

@@ -34,12 +34,14 @@ of shuffles of two lists); the corrected count gives the same :math:`r_j/(k+1)`
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_frame, as_score_matrix, as_vector, check_number, wrap_models
+from ._validation import (as_direction, as_score_frame, as_score_matrix, as_vector, check_nan_policy, check_number,
+                          direction_of, split_table, wrap_models)
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = [
@@ -149,6 +151,7 @@ def task_matrix(scores: Any, higher_is_better: bool = True, *, tol: float = DEFA
     >>> float(task_matrix([0.9, float("nan"), 0.4])[1, 0])  # the unobserved system beats the best with chance 1/3
     0.3333333333333333
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     x = as_vector(scores, name="scores", allow_nan=True, min_length=2)
     r = rank(x, higher_is_better, tol=tol, nan_policy="omit")
     seen = np.flatnonzero(~np.isnan(r))
@@ -182,8 +185,9 @@ def expected_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DE
            [2.        ],
            [2.66666667]])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    direction = direction_of(mat, higher_is_better)
     out = np.empty(mat.shape)
     for k, mk in enumerate(_task_matrices(mat, direction, tol)):
         out[:, k] = 1.0 + mk.sum(axis=0)  # 1 + expected number of systems ranked above
@@ -209,30 +213,43 @@ def _expected_wins(mat, direction, tol) -> np.ndarray:
 
 
 def partial_borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-                  allow_unscored: bool = False) -> np.ndarray | pd.Series:
+                  nan_policy: str = "omit") -> np.ndarray | pd.Series:
     r"""One-level Borda aggregation with missing scores (:math:`\sigma^l` of Himmi et al.).
 
     Sums the compatible matrices of all tasks, :math:`M = \sum_t M^{(t)}`, and
     scores each system by its row sum, the expected number of (task, system)
     pairs it beats.  With no missing score this is exactly the Borda count.
 
-    A system without any score gets the middle of every task, :math:`(n-1)/2`
-    expected wins per task; that is refused unless ``allow_unscored=True``,
-    because such a system is ranked on no evidence at all.
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    tol : float
+        Tie tolerance of each task's ranking.
+    nan_policy : {"omit", "middle", "raise"}
+        ``"omit"`` (default) leaves each missing score out of its task's
+        ranking (the partial ranking above) and refuses a model without any
+        score, which would be ranked on no evidence at all; ``"middle"`` gives
+        such a model the middle of every task, :math:`(n-1)/2` expected wins
+        per task; ``"raise"`` refuses any missing score.
 
     Raises
     ------
     ValueError
-        If a task has fewer than 2 observed systems, or a system has no score
-        at all and ``allow_unscored`` is false.
+        If a task has fewer than 2 observed models, or a model has no score
+        at all under ``nan_policy="omit"``.
 
     Examples
     --------
     >>> partial_borda([[1.0, 2.0], [0.0, float("nan")], [2.0, 1.0]])
     array([2.66666667, 1.        , 2.33333333])
     """
-    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=allow_unscored)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    nan_policy = check_nan_policy(nan_policy, ("omit", "middle", "raise"))
+    mat = as_score_matrix(scores, allow_nan=nan_policy != "raise", allow_empty_rows=nan_policy == "middle")
+    direction = direction_of(mat, higher_is_better)
     return wrap_models(_expected_wins(mat, direction, tol).sum(axis=1), mat, "partial_borda")
 
 
@@ -280,7 +297,7 @@ def two_level_borda(instance_scores: Any, higher_is_better: Any = True, *, tol: 
         elif list(mat.models) != list(models):
             raise ValueError(f"task {name!s} lists different systems from the first task")
         seen_anywhere |= ~np.isnan(mat.values).all(axis=1)
-        per_task.append(np.asarray(partial_borda(mat.values, bool(hib), tol=tol, allow_unscored=True)))
+        per_task.append(np.asarray(partial_borda(mat.values, bool(hib), tol=tol, nan_policy="middle")))
     if not seen_anywhere.all():
         bad = [models[i] for i in np.flatnonzero(~seen_anywhere)]
         raise ValueError(f"system(s) {bad[:5]} have no observed score on any task")
@@ -290,6 +307,7 @@ def two_level_borda(instance_scores: Any, higher_is_better: Any = True, *, tol: 
     return wrap_models(values, labelled, "two_level_borda")
 
 
+@dataclass(frozen=True)
 class PairwiseConfidence:
     """Hoeffding confidence intervals on pairwise preferences (see :func:`pairwise_confidence`).
 
@@ -307,13 +325,12 @@ class PairwiseConfidence:
     models : list
     """
 
-    def __init__(self, preference, comparisons, half_width, decided, delta, models):
-        self.preference = preference
-        self.comparisons = comparisons
-        self.half_width = half_width
-        self.decided = decided
-        self.delta = delta
-        self.models = models
+    preference: np.ndarray
+    comparisons: np.ndarray
+    half_width: np.ndarray
+    decided: np.ndarray
+    delta: float
+    models: list
 
     @property
     def n_decided_pairs(self) -> int:
@@ -327,7 +344,7 @@ class PairwiseConfidence:
         return pd.DataFrame(signed, index=self.models, columns=self.models)
 
 
-def pairwise_confidence(scores: Any, delta: float = 0.05, higher_is_better: Any = True, *,
+def pairwise_confidence(scores: Any, higher_is_better: Any = True, delta: float = 0.05, *,
                         tol: float = DEFAULT_TIE_TOLERANCE) -> PairwiseConfidence:
     r"""Which pairwise orders are supported by the data at confidence level ``delta``.
 
@@ -350,10 +367,11 @@ def pairwise_confidence(scores: Any, delta: float = 0.05, higher_is_better: Any 
     >>> bool(c.decided[0, 1]), round(float(c.half_width[0, 1]), 3)
     (True, 0.223)
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
     mat = as_score_matrix(scores, allow_nan=True)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+    direction = direction_of(mat, higher_is_better)
     from .aggregation import pairwise_wins
 
     counts = pairwise_wins(mat.values, direction, tol=tol)
@@ -440,7 +458,7 @@ def knock_out(scores: pd.DataFrame, share: float, *, seed: int = 0, min_per_task
     return pd.DataFrame(values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
 
 
-def knn_impute(scores: pd.DataFrame, n_neighbors: int = 5) -> pd.DataFrame:
+def knn_impute(scores: pd.DataFrame, *, n_neighbors: int = 5) -> pd.DataFrame:
     """Fill missing cells from the ``n_neighbors`` most similar models (scikit-learn's ``KNNImputer``).
 
     This is the imputation benchbench applies before computing diversity;
@@ -459,9 +477,9 @@ def knn_impute(scores: pd.DataFrame, n_neighbors: int = 5) -> pd.DataFrame:
 
 def robustness_study(
     scores: pd.DataFrame,
-    shares: Sequence[float],
     higher_is_better: Any = True,
     *,
+    shares: Sequence[float],
     repetitions: int = 50,
     seed: int = 0,
     methods: Sequence[str] = ("mean", "partial_borda", "knn_mean"),
@@ -481,6 +499,7 @@ def robustness_study(
     (:math:`1 - 2\times` the tau distance; 1 = unchanged) and whether the top 1
     and the top-3 set changed.
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     from .ranking import kendall_tau_distance
 
     scores = as_score_frame(scores, allow_nan=True)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix
+from ._validation import as_score_matrix, direction_of, split_table
 
 __all__ = ["dynamic_range", "random_baseline", "min_max"]
 
@@ -34,28 +34,35 @@ def _per_task(value: Any, n: int, tasks: list, name: str) -> np.ndarray:
     return arr
 
 
-def _rebuild(values: np.ndarray, scores: Any) -> Any:
-    if isinstance(scores, pd.DataFrame):
-        return pd.DataFrame(values, index=scores.index, columns=scores.columns)
+def _rebuild(values: np.ndarray, mat: Any) -> Any:
+    if mat.labelled:
+        return pd.DataFrame(values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
     return values
 
 
-def dynamic_range(scores: Any, low: Any, high: Any, *, scale: float = 100.0) -> np.ndarray | pd.DataFrame:
+def dynamic_range(scores: Any, higher_is_better: Any = True, *, low: Any, high: Any,
+                  scale: float = 100.0) -> np.ndarray | pd.DataFrame:
     r"""BIG-bench's dynamic-range normalisation of each task.
 
     .. math::
 
         \tilde s_{ik} = \text{scale} \times \frac{s_{ik} - \ell_k}{h_k - \ell_k},
 
-    with a task-specific low score :math:`\ell_k` (e.g. chance level) and high
-    score :math:`h_k` (e.g. the maximum attainable).  A strictly increasing
-    affine map per task: every task's ranking is unchanged.
+    with a task-specific reference score :math:`\ell_k` for "no skill" (e.g.
+    chance level) and :math:`h_k` for "perfect" (e.g. the best attainable).
+    The result is higher-is-better on every task: for a lower-is-better task
+    ``high`` lies below ``low`` and the map is decreasing, for the others it is
+    increasing, so every task's ranking (read in its own direction) is kept.
 
     Parameters
     ----------
-    scores : array_like or DataFrame, shape (m, n)
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` cells stay ``nan``.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
     low, high : float, array_like of shape (n,) or Series indexed by task
-        ``high`` must exceed ``low`` on every task.
+        The "no skill" and "perfect" scores; ``high`` must be better than
+        ``low`` in the task's direction.
     scale : float
         Value given to a score equal to ``high`` (default 100).
 
@@ -65,19 +72,23 @@ def dynamic_range(scores: Any, low: Any, high: Any, *, scale: float = 100.0) -> 
     array([[  0.,  50.],
            [ 50., 100.]])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True, min_models=1, allow_empty_rows=True)
     n = mat.shape[1]
+    sign = np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
     lo = _per_task(low, n, mat.tasks, "low")
     hi = _per_task(high, n, mat.tasks, "high")
-    if (hi <= lo).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(hi <= lo)]
-        raise ValueError(f"high must exceed low on every task; it does not on {bad[:5]}")
+    if (sign * (hi - lo) <= 0).any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(sign * (hi - lo) <= 0)]
+        raise ValueError(f"high must be better than low in each task's direction (above it when higher is better, "
+                         f"below it otherwise); it is not on {bad[:5]}")
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError("scale must be a positive number")
-    return _rebuild(scale * (mat.values - lo) / (hi - lo), scores)
+    return _rebuild(scale * (mat.values - lo) / (hi - lo), mat)
 
 
-def random_baseline(scores: Any, baseline: Any, *, maximum: Any = 100.0, clip: bool = False) -> np.ndarray | pd.DataFrame:
+def random_baseline(scores: Any, higher_is_better: Any = True, *, baseline: Any, maximum: Any = 100.0,
+                    clip: bool = False) -> np.ndarray | pd.DataFrame:
     r"""Open LLM Leaderboard v2 normalisation: 0 at chance level, 100 at the maximum.
 
     .. math::
@@ -88,6 +99,21 @@ def random_baseline(scores: Any, baseline: Any, *, maximum: Any = 100.0, clip: b
     four-way multiple choice in percent) and :math:`M_k` the largest possible
     score.  Tasks where guessing scores high lose weight in the average.  With
     ``clip=True`` scores below chance become 0 (which can create ties).
+    This is :func:`dynamic_range` with ``low=baseline`` and ``high=maximum``
+    (for a lower-is-better task ``maximum`` is the best, i.e. smallest, score).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    baseline : float, array_like of shape (n,) or Series indexed by task
+        Score of random guessing.
+    maximum : float, array_like of shape (n,) or Series indexed by task
+        Best attainable score (default 100).
+    clip : bool
+        Set normalised scores below 0 to 0.
 
     Examples
     --------
@@ -95,18 +121,29 @@ def random_baseline(scores: Any, baseline: Any, *, maximum: Any = 100.0, clip: b
     array([[ 0., 50.],
            [50.,  0.]])
     """
-    out = dynamic_range(scores, low=baseline, high=maximum, scale=100.0)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    out = dynamic_range(scores, higher_is_better, low=baseline, high=maximum, scale=100.0)
     if clip:
         out = out.clip(lower=0.0) if isinstance(out, pd.DataFrame) else np.maximum(out, 0.0)
     return out
 
 
-def min_max(scores: Any) -> np.ndarray | pd.DataFrame:
+def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFrame:
     r"""Dynamic range with the observed extremes: 0 for the worst model, 100 for the best.
 
     .. math::
 
-        \tilde s_{ik} = 100 \times \frac{s_{ik} - \min_j s_{jk}}{\max_j s_{jk} - \min_j s_{jk}}.
+        \tilde s_{ik} = 100 \times \frac{s_{ik} - \min_j s_{jk}}{\max_j s_{jk} - \min_j s_{jk}}
+
+    for a higher-is-better task (min and max swap roles for a lower-is-better
+    one, so the result is higher-is-better everywhere).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` cells stay ``nan``.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
 
     Raises
     ------
@@ -120,10 +157,14 @@ def min_max(scores: Any) -> np.ndarray | pd.DataFrame:
            [100., 100.],
            [ 50.,  50.]])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    lo = np.nanmin(mat.values, axis=0)
-    hi = np.nanmax(mat.values, axis=0)
-    if (hi <= lo).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(hi <= lo)]
+    direction = direction_of(mat, higher_is_better)
+    smallest = np.nanmin(mat.values, axis=0)
+    largest = np.nanmax(mat.values, axis=0)
+    if (largest <= smallest).any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(largest <= smallest)]
         raise ValueError(f"constant task(s) {bad[:5]}: min-max normalisation is undefined")
-    return dynamic_range(scores, low=lo, high=hi)
+    worst = np.where(direction, smallest, largest)
+    best = np.where(direction, largest, smallest)
+    return dynamic_range(scores, direction, low=worst, high=best)

@@ -12,48 +12,12 @@ import textwrap
 
 import numpy as np
 
-__all__ = ["bump_chart", "flipped_pairs", "changed_pairs", "majority_graph"]
+from .ranking import changed_pairs
+
+__all__ = ["bump_chart", "majority_graph"]
 
 _FLIP = "#c0392b"
 _STAY = "#7f8c8d"
-
-
-def flipped_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
-    """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
-
-    Examples
-    --------
-    >>> flipped_pairs([1, 2, 3], [2, 1, 3])
-    [(0, 1)]
-    """
-    b = np.asarray(before, dtype=float)
-    a = np.asarray(after, dtype=float)
-    if b.shape != a.shape or b.ndim != 1:
-        raise ValueError("before and after must be rank vectors of the same length")
-    out = []
-    for i in range(len(b)):
-        for j in range(len(b)):
-            if b[i] < b[j] and a[i] > a[j]:
-                out.append((i, j))
-    return out
-
-
-def changed_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
-    """Index pairs (i, j), i < j, whose relative order differs in any way (reversed, tied or untied).
-
-    Examples
-    --------
-    >>> changed_pairs([1, 2, 3], [1.5, 1.5, 3])
-    [(0, 1)]
-    """
-    b = np.asarray(before, dtype=float)
-    a = np.asarray(after, dtype=float)
-    if b.shape != a.shape or b.ndim != 1:
-        raise ValueError("before and after must be rank vectors of the same length")
-    sb = np.sign(b[:, None] - b[None, :])
-    sa = np.sign(a[:, None] - a[None, :])
-    i, j = np.nonzero(np.triu(sb != sa, k=1))
-    return list(zip(i.tolist(), j.tolist()))
 
 
 def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:

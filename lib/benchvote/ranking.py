@@ -9,14 +9,22 @@ best model and tied models share the average of the positions they occupy
 from __future__ import annotations
 
 from math import comb
-from typing import Any
+from typing import Any, Sequence, overload
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol
+from ._validation import split_table, as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol
 
-__all__ = ["rank", "kendall_tau_distance", "max_rank_change", "DEFAULT_TIE_TOLERANCE"]
+__all__ = [
+    "rank",
+    "kendall_tau_distance",
+    "max_rank_change",
+    "flipped_pairs",
+    "changed_pairs",
+    "swap_distance",
+    "DEFAULT_TIE_TOLERANCE",
+]
 
 #: Two scores closer than this (after sorting, gap by gap) count as a tie.
 DEFAULT_TIE_TOLERANCE = 1e-9
@@ -39,6 +47,28 @@ def _rank_1d(x: np.ndarray, tol: float) -> np.ndarray:
     return out
 
 
+def _rank(table: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
+    """Kernel of :func:`rank`: midranks down every column of a validated 2-D array (``nan`` stays ``nan``)."""
+    out = np.full(table.shape, np.nan)
+    for j in range(table.shape[1]):
+        col = table[:, j]
+        seen = ~np.isnan(col)
+        if not seen.any():
+            continue
+        x = col[seen] if direction[j] else -col[seen]
+        out[seen, j] = _rank_1d(x, tol)
+    return out
+
+
+@overload
+def rank(scores: pd.DataFrame, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
+         nan_policy: str = ...) -> pd.DataFrame: ...
+@overload
+def rank(scores: pd.Series, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
+         nan_policy: str = ...) -> pd.Series: ...
+@overload
+def rank(scores: Any, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
+         nan_policy: str = ...) -> np.ndarray: ...
 def rank(
     scores: Any,
     higher_is_better: Any = True,
@@ -100,6 +130,7 @@ def rank(
     >>> rank([0.1 + 0.2, 0.3, 0.0])
     array([1.5, 1.5, 3. ])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     tol = check_tol(tol)
     check_choice(nan_policy, "nan_policy", ("raise", "omit"))
     if scores is None:
@@ -131,14 +162,7 @@ def rank(
     one_d = values.ndim == 1
     table = values[:, None] if one_d else (values if axis in (0, -2) else values.T)
     direction = as_direction(higher_is_better, table.shape[1], list(columns) if columns is not None and not one_d and axis in (0, -2) else None)
-    out = np.full(table.shape, np.nan)
-    for j in range(table.shape[1]):
-        col = table[:, j]
-        seen = ~np.isnan(col)
-        if not seen.any():
-            continue
-        x = col[seen] if direction[j] else -col[seen]
-        out[seen, j] = _rank_1d(x, tol)
+    out = _rank(table, direction, tol)
     if one_d:
         out = out[:, 0]
     elif axis in (1, -1):
@@ -166,6 +190,82 @@ def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
                 out[k] = (start + 1 + pos) / 2.0
             start = pos
     return out
+
+
+def flipped_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+    """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
+
+    Examples
+    --------
+    >>> flipped_pairs([1, 2, 3], [2, 1, 3])
+    [(0, 1)]
+    """
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    out = []
+    for i in range(len(b)):
+        for j in range(len(b)):
+            if b[i] < b[j] and a[i] > a[j]:
+                out.append((i, j))
+    return out
+
+
+def changed_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+    """Index pairs (i, j), i < j, whose relative order differs in any way (reversed, tied or untied).
+
+    Examples
+    --------
+    >>> changed_pairs([1, 2, 3], [1.5, 1.5, 3])
+    [(0, 1)]
+    """
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    sb = np.sign(b[:, None] - b[None, :])
+    sa = np.sign(a[:, None] - a[None, :])
+    i, j = np.nonzero(np.triu(sb != sa, k=1))
+    return list(zip(i.tolist(), j.tolist()))
+
+
+def _as_profile(rankings: Any, min_models: int = 3) -> tuple[list, list[list[int]]]:
+    """Validate a profile; return the model labels and each ranking as a list of indices, best first."""
+    rankings = [list(r) for r in rankings]
+    if not rankings:
+        raise ValueError("a profile needs at least one ranking")
+    models = list(rankings[0])
+    if len(set(models)) != len(models):
+        raise ValueError("a ranking lists a model twice")
+    if len(models) < min_models:
+        raise ValueError(f"a profile needs at least {min_models} models, got {len(models)}")
+    index = {m: k for k, m in enumerate(models)}
+    out = []
+    for v, r in enumerate(rankings):
+        if len(r) != len(models) or set(r) != set(models):
+            raise ValueError(f"ranking {v} does not rank the same set of models as ranking 0")
+        out.append([index[m] for m in r])
+    return models, out
+
+
+def swap_distance(first: Sequence, second: Sequence) -> int:
+    """Number of pairs of models that two strict rankings order differently (Kendall's swap distance).
+
+    Examples
+    --------
+    >>> swap_distance(["a", "b", "c"], ["b", "a", "c"])
+    1
+    >>> swap_distance(["a", "b", "c"], ["c", "b", "a"])
+    3
+    """
+    models, (r1, r2) = _as_profile([first, second], min_models=2)
+    pos1 = np.empty(len(models), dtype=int)
+    pos2 = np.empty(len(models), dtype=int)
+    pos1[r1] = np.arange(len(models))
+    pos2[r2] = np.arange(len(models))
+    i, j = np.triu_indices(len(models), k=1)
+    return int(np.sum((pos1[i] - pos1[j]) * (pos2[i] - pos2[j]) < 0))
 
 
 def reversed_pairs(before: np.ndarray, after: np.ndarray) -> np.ndarray:

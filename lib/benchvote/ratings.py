@@ -21,10 +21,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._validation import as_score_matrix, check_tol, direction_of, split_table
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank
+
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
 
 
-def comparison_matrix(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFrame:
+def comparison_matrix(scores: Any, higher_is_better: Any = True, *,
+                      tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
     """Task-level wins as a match table: entry (i, j) counts the tasks i wins against j, a tie counting 1/2.
 
     Examples
@@ -33,12 +37,14 @@ def comparison_matrix(scores: Any, higher_is_better: Any = True) -> np.ndarray |
     array([[0. , 1.5],
            [0.5, 0. ]])
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     from .aggregation import pairwise_wins
 
-    counts = pairwise_wins(scores, higher_is_better)
+    counts = pairwise_wins(scores, higher_is_better, tol=tol)
     w = counts.wins + 0.5 * counts.ties
-    if isinstance(scores, pd.DataFrame):
-        return pd.DataFrame(w, index=scores.index, columns=scores.index)
+    if isinstance(scores, pd.DataFrame) or hasattr(scores, "higher_is_better"):
+        index = pd.Index(counts.models)
+        return pd.DataFrame(w, index=index, columns=index)
     return w.astype(float)
 
 
@@ -61,7 +67,7 @@ class BradleyTerry:
     log_likelihood: float
 
 
-def bradley_terry(wins: Any, *, max_iter: int = 10_000, tol: float = 1e-10) -> BradleyTerry:
+def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float = 1e-10) -> BradleyTerry:
     r"""Maximum-likelihood Bradley-Terry ratings by Hunter's minorisation-maximisation algorithm.
 
     With :math:`w_{ij}` the number of times i beat j and :math:`n_{ij} = w_{ij} + w_{ji}`,
@@ -124,7 +130,7 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, tol: float = 1e-10) -> B
         denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
         new = total_wins / denom
         new = new / np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+        if np.max(np.abs(np.log(new) - np.log(p))) < convergence_tol:
             p = new
             converged = True
             break
@@ -137,7 +143,8 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, tol: float = 1e-10) -> B
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
 
 
-def matches_from_scores(scores: Any, higher_is_better: Any = True, *, seed: int = 0) -> list[tuple[int, int, float]]:
+def matches_from_scores(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
+                        seed: int = 0) -> list[tuple[int, int, float]]:
     """Every task-level comparison as a match ``(i, j, score_of_i)`` (1 win, 0.5 tie, 0 loss), in a seeded random order.
 
     Examples
@@ -145,12 +152,9 @@ def matches_from_scores(scores: Any, higher_is_better: Any = True, *, seed: int 
     >>> matches_from_scores([[2.0], [1.0]], seed=0)
     [(0, 1, 1.0)]
     """
-    from ._validation import as_direction, as_score_matrix
-    from .ranking import rank
-
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True)
-    direction = as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
-    r = rank(mat.values, direction, nan_policy="omit")
+    r = _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
     out = []
     for k in range(r.shape[1]):
         seen = np.flatnonzero(~np.isnan(r[:, k]))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, wrap_models
+from ._validation import as_score_matrix, direction_of, split_table, wrap_models
 
 __all__ = ["BenchmarkPCA", "benchmark_pca"]
 
@@ -48,7 +48,7 @@ class BenchmarkPCA:
         return int(np.searchsorted(np.cumsum(self.explained), share - 1e-12) + 1)
 
 
-def benchmark_pca(scores: Any, *, scale: bool = False) -> BenchmarkPCA:
+def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = False) -> BenchmarkPCA:
     """Principal components of a complete models x tasks score matrix.
 
     Parameters
@@ -67,8 +67,10 @@ def benchmark_pca(scores: Any, *, scale: bool = False) -> BenchmarkPCA:
     >>> np.round(r.explained, 6).tolist(), r.components_for(0.9)
     ([1.0, 0.0, 0.0], 1)
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, min_models=2, min_tasks=1)
-    x = mat.values - mat.values.mean(axis=0)
+    oriented = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    x = oriented - oriented.mean(axis=0)
     if scale:
         std = x.std(axis=0)
         if (std == 0).any():
@@ -82,7 +84,7 @@ def benchmark_pca(scores: Any, *, scale: bool = False) -> BenchmarkPCA:
     explained = s**2 / total
     pc1 = u[:, 0] * s[0]
     loadings = vt[0]
-    if np.corrcoef(pc1, mat.values.mean(axis=1))[0, 1] < 0:
+    if np.corrcoef(pc1, oriented.mean(axis=1))[0, 1] < 0:
         pc1, loadings = -pc1, -loadings
     load = pd.Series(loadings, index=pd.Index(mat.tasks), name="pc1_loading") if mat.labelled else loadings
     return BenchmarkPCA(singular_values=s, explained=explained, pc1_scores=wrap_models(pc1, mat, "pc1"),

@@ -68,7 +68,7 @@ def water_filling(
     budget: float = 1.0,
     *,
     inverses: Sequence[Callable[[float], float] | None] | None = None,
-    tol: float = 1e-12,
+    convergence_tol: float = 1e-12,
     check_points: int = 33,
 ) -> WaterFilling:
     r"""Optimal effort allocation for concave task improvements (water filling).
@@ -82,7 +82,7 @@ def water_filling(
     inverses : sequence of callables or None, optional
         :math:`(f_i')^{-1}`: the effort at which task i's marginal return equals a
         given level.  When missing for a task, it is found by bisection.
-    tol : float
+    convergence_tol : float
         Accuracy of the water level (bisection on :math:`\lambda`).
     check_points : int
         Points of :math:`[0, B]` at which each :math:`f_i'` is checked to be non-increasing.
@@ -124,7 +124,7 @@ def water_filling(
     if bad:
         raise TypeError(f"marginal_returns must hold callables; entry {bad[0]} is {type(fps[bad[0]]).__name__}")
     budget = check_number(budget, "budget", low=0.0, low_open=True)
-    tol = check_number(tol, "tol", low=0.0, low_open=True)
+    convergence_tol = check_number(convergence_tol, "convergence_tol", low=0.0, low_open=True)
     check_points = check_number(check_points, "check_points", low=2, integer=True)
     inv = list(inverses) if inverses is not None else [None] * len(fps)
     if len(inv) != len(fps):
@@ -155,7 +155,7 @@ def water_filling(
     lo -= max(1.0, abs(lo)) * 1e-6  # strictly below every flat stretch, so effort(lo) is the largest allocation
     # effort(level) is non-increasing in level; bisect until the bracket is tight
     for _ in range(4000):
-        if hi - lo <= tol * (1 + abs(lo)):
+        if hi - lo <= convergence_tol * (1 + abs(lo)):
             break
         # bisect geometrically while the bracket spans orders of magnitude (f'(0) may be huge)
         mid = float(np.sqrt(lo * hi)) if lo > 0 and hi > 4 * lo else (lo + hi) / 2

@@ -16,9 +16,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_score_matrix, check_number, wrap_models
+from ._validation import as_score_matrix, wrap_models
 from .aggregation import borda
-from .ranking import rank
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank
+from ._validation import ScoreMatrix, check_tol, direction_of, split_table
 
 __all__ = [
     "majority_counts",
@@ -40,19 +41,28 @@ __all__ = [
 KEMENY_MAX_MODELS = 8
 
 
-def majority_counts(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray:
+def majority_counts(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray:
     r"""Number of tasks preferring model i to model j, for every ordered pair.
 
     .. math::
 
         N_{ij} = \#\{k : s_{ik} \text{ beats } s_{jk}\}.
 
-    With ``tolerance=None`` "beats" means a better rank on the task
-    (:func:`benchvote.rank`, ties abstain).  With a number, it means
-    :math:`s_{ik} - s_{jk} > \text{tolerance}` after orienting each task so
-    that higher is better: differences within the tolerance are near-ties
-    and abstain, as in Gordienko et al.'s search for Condorcet cycles on HELM.
-    Missing scores abstain.
+    "Beats" means a better rank on the task (:func:`benchvote.rank` with tie
+    tolerance ``tol``): models tied on a task abstain on it.  The default
+    ``tol`` only absorbs floating-point noise; a larger one treats near-ties
+    as abstentions, as in Gordienko et al.'s search for Condorcet cycles on
+    HELM (tie groups chain, exactly as in :func:`benchvote.rank`).  Missing
+    scores abstain.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score (it abstains).
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    tol : float
+        Tie tolerance of each task's ranking.
 
     Examples
     --------
@@ -61,43 +71,45 @@ def majority_counts(scores: Any, higher_is_better: Any = True, *, tolerance: flo
            [1, 0, 2],
            [2, 1, 0]])
     """
-    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    return _beats(mat.values, _direction(mat, higher_is_better), tolerance).sum(axis=2).astype(np.int64)
+    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    return _counts(mat.values, direction, tol)
 
 
-def _beats(values: np.ndarray, direction: np.ndarray, tolerance: float | None) -> np.ndarray:
+def _table(scores: Any, higher_is_better: Any, tol: float, **kwargs: Any) -> tuple[ScoreMatrix, np.ndarray, float]:
+    """Validate once: the table, each task's direction and the tie tolerance."""
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores, allow_nan=True, **kwargs)
+    return mat, direction_of(mat, higher_is_better), check_tol(tol)
+
+
+def _beats(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
     """``beats[i, j, k]``: task k votes for model i over model j (the one notion every rule here counts).
 
-    With ``tolerance=None`` a task votes by its ranking (:func:`benchvote.rank`,
-    whose tie tolerance absorbs float noise; ties abstain); with a number, by a
-    score difference larger than ``tolerance``.  Missing scores abstain.
+    A task votes by its ranking (:func:`benchvote.rank` with tie tolerance
+    ``tol``); models tied on it, or without a score on it, abstain.
     """
-    tolerance = check_number(tolerance, "tolerance", low=0.0, allow_none=True)
-    if tolerance is None:
-        r = rank(values, direction, nan_policy="omit")
-        with np.errstate(invalid="ignore"):
-            return (r[:, None, :] < r[None, :, :]) & ~np.isnan(r[:, None, :]) & ~np.isnan(r[None, :, :])
-    s = values * np.where(direction, 1.0, -1.0)
-    diff = s[:, None, :] - s[None, :, :]
+    r = _rank(values, direction, tol)
     with np.errstate(invalid="ignore"):
-        return np.nan_to_num(diff, nan=-np.inf) > tolerance
+        return (r[:, None, :] < r[None, :, :]) & ~np.isnan(r[:, None, :]) & ~np.isnan(r[None, :, :])
 
 
-def _direction(mat, higher_is_better):
-    return as_direction(higher_is_better, mat.shape[1], mat.tasks if isinstance(higher_is_better, pd.Series) else None)
+def _counts(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
+    """Kernel of :func:`majority_counts` on a validated table."""
+    return _beats(values, direction, tol).sum(axis=2).astype(np.int64)
 
 
-def _labelled_square(values: np.ndarray, scores: Any) -> np.ndarray | pd.DataFrame:
-    if isinstance(scores, pd.DataFrame):
-        return pd.DataFrame(values, index=scores.index, columns=scores.index)
+def _labelled_square(values: np.ndarray, mat: ScoreMatrix) -> np.ndarray | pd.DataFrame:
+    if mat.labelled:
+        index = pd.Index(mat.models)
+        return pd.DataFrame(values, index=index, columns=index)
     return values
 
 
-def margin_matrix(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.DataFrame:
+def margin_matrix(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
     r"""Majority margins :math:`M_{ij} = N_{ij} - N_{ji}` (antisymmetric).
 
     :math:`M_{ij} > 0` means a majority of the voting tasks prefers model i to
-    model j.  See :func:`majority_counts` for ``tolerance``.
+    model j.  See :func:`majority_counts` for ``tol``.
 
     Examples
     --------
@@ -108,11 +120,12 @@ def margin_matrix(scores: Any, higher_is_better: Any = True, *, tolerance: float
            [-1,  0,  1],
            [ 1, -1,  0]])
     """
-    n = majority_counts(scores, higher_is_better, tolerance=tolerance)
-    return _labelled_square(n - n.T, scores)
+    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    n = _counts(mat.values, direction, tol)
+    return _labelled_square(n - n.T, mat)
 
 
-def majority_relation(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.DataFrame:
+def majority_relation(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
     """Strict majority relation: entry (i, j) is True when more tasks prefer i to j than j to i.
 
     Examples
@@ -121,8 +134,9 @@ def majority_relation(scores: Any, higher_is_better: Any = True, *, tolerance: f
     array([[0, 1],
            [0, 0]])
     """
-    m = np.asarray(margin_matrix(scores, higher_is_better, tolerance=tolerance))
-    return _labelled_square(m > 0, scores)
+    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    n = _counts(mat.values, direction, tol)
+    return _labelled_square(n > n.T, mat)
 
 
 def is_transitive(relation: Any) -> bool:
@@ -148,7 +162,7 @@ def is_transitive(relation: Any) -> bool:
     return bool(not (two_steps & ~r).any())
 
 
-def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None):
+def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE):
     """The model that beats every other model by a strict majority of tasks, or None.
 
     Returns the model's label (its row index for an array).
@@ -160,8 +174,9 @@ def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tolerance: fl
     >>> condorcet_winner([[3, 1, 2], [2, 3, 1], [1, 2, 3]]) is None
     True
     """
-    mat = as_score_matrix(scores, allow_nan=True)
-    m = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    mat, direction, tol = _table(scores, higher_is_better, tol)
+    n = _counts(mat.values, direction, tol)
+    m = n - n.T
     off = ~np.eye(len(m), dtype=bool)
     winners = [i for i in range(len(m)) if (m[i][off[i]] > 0).all()]
     return mat.models[winners[0]] if winners else None
@@ -189,12 +204,12 @@ class CondorcetCycle:
     buffer: float
 
 
-def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> list[CondorcetCycle]:
+def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> list[CondorcetCycle]:
     r"""All three-model majority cycles, each reported once.
 
     A triple (a, b, c) is a Condorcet cycle when a strict majority of the
-    voting tasks prefers a to b, b to c and c to a.  With a ``tolerance``,
-    score differences within it count as abstentions (Gordienko et al.).
+    voting tasks prefers a to b, b to c and c to a.  Models tied on a task
+    (within ``tol``, see :func:`majority_counts`) abstain on it.
 
     Returns
     -------
@@ -207,9 +222,8 @@ def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tolerance: fl
     >>> [c.models for c in cycles], cycles[0].margins
     ([(0, 1, 2)], (1, 1, 1))
     """
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = _direction(mat, higher_is_better)
-    votes = _beats(mat.values, direction, tolerance)  # the tasks that vote, and for whom
+    mat, direction, tol = _table(scores, higher_is_better, tol)
+    votes = _beats(mat.values, direction, tol)  # the tasks that vote, and for whom
     counts = votes.sum(axis=2)
     margins = counts - counts.T
     beats = margins > 0
@@ -228,7 +242,7 @@ def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tolerance: fl
     return out
 
 
-def copeland(scores: Any, higher_is_better: Any = True, *, tolerance: float | None = None) -> np.ndarray | pd.Series:
+def copeland(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.Series:
     """Copeland score: pairwise majority victories minus defeats.
 
     Examples
@@ -236,8 +250,9 @@ def copeland(scores: Any, higher_is_better: Any = True, *, tolerance: float | No
     >>> copeland([[3, 3, 1], [2, 2, 3], [1, 1, 2]])
     array([ 2.,  0., -2.])
     """
-    mat = as_score_matrix(scores, allow_nan=True)
-    m = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    mat, direction, tol = _table(scores, higher_is_better, tol)
+    n = _counts(mat.values, direction, tol)
+    m = n - n.T
     values = (m > 0).sum(axis=1).astype(float) - (m < 0).sum(axis=1)
     return wrap_models(values, mat, "copeland")
 
@@ -261,7 +276,7 @@ def ranked_pairs(
     higher_is_better: Any = True,
     *,
     tie_break: Sequence | None = None,
-    tolerance: float | None = None,
+    tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> np.ndarray | pd.Series:
     r"""Tideman's Ranked Pairs: a complete ranking that respects the strongest majorities.
 
@@ -278,14 +293,16 @@ def ranked_pairs(
     Returns
     -------
     ndarray or Series of float
-        Ranks, 1 = best (no ties).
+        A score per model, higher = better, like every rule of the library:
+        the number of models placed below it (``m - 1`` for the first, ``0``
+        for the last, no ties).  ``benchvote.rank`` of it gives the ranks.
 
     Examples
     --------
     >>> ranked_pairs([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 0]])
-    array([1., 2., 3., 4.])
+    array([3., 2., 1., 0.])
     """
-    mat = as_score_matrix(scores, allow_nan=True)
+    mat, direction, tol = _table(scores, higher_is_better, tol)
     m_count = mat.shape[0]
     if tie_break is None:
         priority = np.arange(m_count)
@@ -295,7 +312,8 @@ def ranked_pairs(
             raise ValueError("tie_break must list every model exactly once")
         pos = {str(x): k for k, x in enumerate(order)}
         priority = np.array([pos[str(x)] for x in mat.models])
-    margins = np.asarray(margin_matrix(mat.values, _direction(mat, higher_is_better), tolerance=tolerance))
+    n = _counts(mat.values, direction, tol)
+    margins = n - n.T
     edges = [(int(margins[i, j]), i, j) for i in range(m_count) for j in range(m_count) if margins[i, j] > 0]
     edges.sort(key=lambda e: (-e[0], priority[e[1]], priority[e[2]]))
     locked = np.zeros((m_count, m_count), dtype=bool)
@@ -309,7 +327,7 @@ def ranked_pairs(
     for position in range(1, m_count + 1):
         free = np.flatnonzero(~placed & (indegree == 0))
         pick = free[np.argmin(priority[free])]
-        ranks[pick] = position
+        ranks[pick] = m_count - position
         placed[pick] = True
         indegree = indegree - locked[pick]
     return wrap_models(ranks, mat, "ranked_pairs")
@@ -335,7 +353,8 @@ class KemenyResult:
     n_optimal: int
 
 
-def kemeny(scores: Any, higher_is_better: Any = True, *, max_models: int = KEMENY_MAX_MODELS) -> KemenyResult:
+def kemeny(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
+           max_models: int = KEMENY_MAX_MODELS) -> KemenyResult:
     r"""Kemeny–Young ranking by exhaustive search.
 
     Finds the order :math:`\pi` of the models minimising the total number of
@@ -362,12 +381,12 @@ def kemeny(scores: Any, higher_is_better: Any = True, *, max_models: int = KEMEN
     >>> r.ranks.tolist(), r.disagreements, r.n_optimal
     ([1.0, 2.0, 3.0], 2, 1)
     """
-    mat = as_score_matrix(scores, allow_nan=True)
+    mat, direction, tol = _table(scores, higher_is_better, tol)
     m = mat.shape[0]
     if m > max_models:
         raise ValueError(f"kemeny searches all orders exhaustively and is limited to {max_models} models; "
                          f"got {m}. Restrict the table to fewer models (for example the top {max_models})")
-    n = majority_counts(mat.values, _direction(mat, higher_is_better))
+    n = _counts(mat.values, direction, tol)
     perms = np.array(list(permutations(range(m))), dtype=np.int64)  # each row: models best first
     position = np.empty_like(perms)
     rows = np.arange(len(perms))[:, None]

@@ -15,19 +15,32 @@ import numpy as np
 import pandas as pd
 
 from .aggregation import protected_ranking
-from .plotting import bump_chart, changed_pairs, flipped_pairs
+from .plotting import bump_chart
+from .ranking import changed_pairs, flipped_pairs
 from .ranking import kendall_tau_distance
+from ._validation import split_table
 
 __all__ = ["model_toggle", "label_noise_sliders", "missing_share_slider", "cell_knockout_grid", "domain_explorer",
            "effort_explorer"]
 
 
+def _oriented(scores: Any, higher_is_better: Any) -> pd.DataFrame:
+    """A labelled table with every lower-is-better task negated (the controls below read higher as better)."""
+    from ._validation import as_score_matrix, direction_of, split_table
+
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError("scores must be a DataFrame with model and task labels")
+    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
+    return scores * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+
+
 def model_toggle(
     scores: pd.DataFrame,
+    higher_is_better: Any = True,
+    *,
     protected: Sequence,
     pool: Sequence,
-    *,
-    higher_is_better: Any = True,
     convention: str = "strict",
     checked: Sequence = (),
     columns: int = 3,
@@ -41,6 +54,7 @@ def model_toggle(
     -------
     ipywidgets.VBox
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
 
@@ -51,7 +65,7 @@ def model_toggle(
         raise KeyError(f"unknown model(s) {unknown[:5]}")
     if set(protected) & set(pool):
         raise ValueError(f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and added")
-    base = protected_ranking(scores, protected, higher_is_better=higher_is_better, convention=convention)
+    base = protected_ranking(scores, higher_is_better, protected=protected, convention=convention)
     boxes = [widgets.Checkbox(value=x in set(checked), description=str(x), indent=False,
                               layout=widgets.Layout(width="auto")) for x in pool]
     out = widgets.Output()
@@ -59,7 +73,7 @@ def model_toggle(
 
     def redraw(*_: Any) -> None:
         added = [x for x, box in zip(pool, boxes) if box.value]
-        new = protected_ranking(scores, protected, added, higher_is_better=higher_is_better, convention=convention)
+        new = protected_ranking(scores, higher_is_better, protected=protected, added=added, convention=convention)
         before, after = base.to_numpy(), new.to_numpy()
         changed = changed_pairs(before, after)
         flips = flipped_pairs(before, after)
@@ -91,7 +105,8 @@ def model_toggle(
     return widgets.VBox([widgets.HTML("<b>Add weak models to the field:</b>"), grid, summary, out])
 
 
-def label_noise_sliders(scores: pd.DataFrame, *, top: int = 15, eps: float | None = None) -> Any:
+def label_noise_sliders(scores: pd.DataFrame, higher_is_better: Any = True, *, top: int = 15,
+                        eps: float | None = None) -> Any:
     """One slider per task for its share of intact labels, a live bump chart of the ``top`` models (ranked among themselves),
     and a button that moves the sliders to the worst case found by :func:`benchvote.sensitivity.cardinal_sensitivity`.
 
@@ -102,14 +117,14 @@ def label_noise_sliders(scores: pd.DataFrame, *, top: int = 15, eps: float | Non
     -------
     ipywidgets.VBox
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
 
     from .ranking import max_rank_change, rank
     from .sensitivity import cardinal_sensitivity, default_eps
 
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame with model and task labels")
+    scores = _oriented(scores, higher_is_better)
     if top < 2:
         raise ValueError("top must be at least 2")
     low = default_eps(scores) if eps is None else float(eps)
@@ -141,7 +156,7 @@ def label_noise_sliders(scores: pd.DataFrame, *, top: int = 15, eps: float | Non
             plt.show()
 
     def worst(_: Any) -> None:
-        result = cardinal_sensitivity(scores, eps=low, restarts=8, steps=100, polish_starts=16)
+        result = cardinal_sensitivity(scores, eps=low, method="relaxation", restarts=8, steps=100, polish_starts=16)
         for s, w in zip(sliders, np.asarray(result.weights)):
             s.unobserve(redraw, names="value")
             s.value = float(max(low, w))
@@ -164,7 +179,7 @@ def label_noise_sliders(scores: pd.DataFrame, *, top: int = 15, eps: float | Non
                          widgets.HBox([button, reset]), summary, out])
 
 
-def missing_share_slider(scores: pd.DataFrame, *, top: int = 8, seed: int = 0) -> Any:
+def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, top: int = 8, seed: int = 0) -> Any:
     """A slider for the share of scores removed at random, with the top models under two rules.
 
     Left chart: mean of the observed scores; right chart: one-level Borda on
@@ -176,6 +191,7 @@ def missing_share_slider(scores: pd.DataFrame, *, top: int = 8, seed: int = 0) -
     -------
     ipywidgets.VBox
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
 
@@ -183,9 +199,8 @@ def missing_share_slider(scores: pd.DataFrame, *, top: int = 8, seed: int = 0) -
     from .missing import knock_out, partial_borda
     from .ranking import rank
 
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame with model and task labels")
-    rules = {"mean of observed": lambda s: mean_score(s, missing="ignore"), "one-level Borda": partial_borda}
+    scores = _oriented(scores, higher_is_better)
+    rules = {"mean of observed": lambda s: mean_score(s, nan_policy="omit"), "one-level Borda": partial_borda}
     full = {name: rank(rule(scores)) for name, rule in rules.items()}
     slider = widgets.FloatSlider(value=0.0, min=0.0, max=0.6, step=0.05, description="share removed",
                                  continuous_update=False, style={"description_width": "110px"})
@@ -214,20 +229,20 @@ def missing_share_slider(scores: pd.DataFrame, *, top: int = 8, seed: int = 0) -
     return widgets.VBox([slider, summary, out])
 
 
-def cell_knockout_grid(scores: pd.DataFrame) -> Any:
+def cell_knockout_grid(scores: pd.DataFrame, higher_is_better: Any = True) -> Any:
     """One check box per observed cell (ticked = kept); the rankings under both rules update live.
 
     Returns
     -------
     ipywidgets.VBox
     """
+    scores, higher_is_better = split_table(scores, higher_is_better)
     import ipywidgets as widgets
 
     from .aggregation import mean_score
     from .missing import partial_borda
 
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError("scores must be a DataFrame with model and task labels")
+    scores = _oriented(scores, higher_is_better)
     observed = ~scores.isna().to_numpy()
     boxes: dict[tuple[int, int], Any] = {}
     cells = [widgets.HTML("")] + [widgets.HTML(f"<b>{str(t)[:14]}</b>") for t in scores.columns]
@@ -250,7 +265,7 @@ def cell_knockout_grid(scores: pd.DataFrame) -> Any:
             if not box.value:
                 values.iat[i, j] = np.nan
         try:
-            mu = mean_score(values, missing="ignore").sort_values(ascending=False)
+            mu = mean_score(values, nan_policy="omit").sort_values(ascending=False)
             bl = partial_borda(values).sort_values(ascending=False)
         except ValueError as err:
             result.value = f"<b>Cannot rank:</b> {err}"

@@ -1,0 +1,316 @@
+"""The cardinal problem shared by the solvers: validation, the box, exact recounts and the result type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import (
+    ScoreMatrix,
+    direction_of,
+    split_table,
+    as_score_matrix,
+    check_choice,
+    check_number,
+    check_tol,
+    constant_tasks,
+)
+from ..ranking import (
+    DEFAULT_TIE_TOLERANCE,
+    exact_midranks,
+    max_rank_change,
+    reversed_pairs,
+)
+
+
+def _import_torch():
+    """torch, or an ImportError that says how to install it (it is an optional dependency)."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(
+            "the gradient relaxation needs torch, an optional dependency of benchvote: "
+            "pip install 'benchvote[relaxation]' --extra-index-url https://download.pytorch.org/whl/cpu "
+            "(the CPU build); the exact solvers (cardinal_sensitivity(method='exact'), "
+            "ordinal_sensitivity_exact) work without it"
+        ) from None
+    return torch
+
+
+def _task_std(values: np.ndarray) -> np.ndarray:
+    return values.std(axis=0, ddof=0)
+
+
+def _check_no_constant_task(mat: Any, tol: float) -> None:
+    const = constant_tasks(mat.values, tol)
+    if const.any():
+        bad = [mat.tasks[j] for j in np.flatnonzero(const)]
+        raise ValueError(
+            f"scores has constant task(s) {bad[:5]}: every model ties on them (spread <= tol = {tol:g}), "
+            "so label noise cannot change them and the weight box is undefined; remove them first"
+        )
+
+
+def default_eps(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> float:
+    r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})` over the task standard deviations.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks, no missing cells.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (it does not change a standard deviation; it
+        is accepted so that every measure takes the same arguments).
+    tol : float
+        Tie tolerance: a task whose scores all lie within ``tol`` of each other
+        is constant (its spread is tested, which is exact in floating point,
+        not its standard deviation, which is not).
+
+    Raises
+    ------
+    ValueError
+        On a constant task (the ratio is then undefined).
+
+    Examples
+    --------
+    >>> default_eps([[0.0, 0.0], [1.0, 100.0]])
+    0.01
+    >>> default_eps([[0.0, 0.0], [1.0, 1000.0]])
+    0.001
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores)
+    direction_of(mat, higher_is_better)  # validated, although a spread has no direction
+    tol = check_tol(tol)
+    _check_no_constant_task(mat, tol)
+    std = _task_std(mat.values)
+    return float(min(0.01, std.min() / std.max()))
+
+
+@dataclass(frozen=True)
+class CardinalSensitivity:
+    """Result of :func:`cardinal_sensitivity` or :func:`cardinal_sensitivity_exact`.
+
+    Attributes
+    ----------
+    tau_distance : float
+        Kendall tau distance between the original and reweighted mean-score rankings.
+    mrc : float
+        Their maximum rank change.
+    n_flipped : int
+        Number of model pairs reversed (``tau_distance`` times the number of pairs).
+    weights : ndarray or Series
+        The task weights :math:`\\alpha` on the published scores, scaled so that the largest is 1.
+    ranking_before, ranking_after : ndarray or Series
+        Mean-score ranks before and after reweighting (1 = best).
+    eps : float
+        Lower end of the weight box.
+    normalize : str
+        ``"none"``: the box applies to the published scores (the paper's eq. 6-8);
+        ``"zscore"``: it applies to standardised tasks (benchbench's default).
+    method : str
+        ``"relaxation"``, ``"relaxation+polish"``, ``"boxes"`` or ``"milp"``.
+    restarts : int
+        Random restarts used by the relaxation (0 for exact methods).
+    upper_bound : float or None
+        A certified upper bound on ``tau_distance`` (exact methods), equal to it when optimal.
+    optimal : bool
+        Whether ``tau_distance`` is proven to be the maximum.
+    seconds : float
+        Wall-clock time of the computation.
+    tol : float
+        Tie tolerance of both rankings: a pair counts as reversed only when the
+        two rankings order it strictly opposite ways (see the module docstring).
+    """
+
+    tau_distance: float
+    mrc: float
+    n_flipped: int
+    weights: Any
+    ranking_before: Any
+    ranking_after: Any
+    eps: float
+    normalize: str
+    method: str
+    restarts: int = 0
+    upper_bound: float | None = None
+    optimal: bool = False
+    seconds: float = 0.0
+    tol: float = DEFAULT_TIE_TOLERANCE
+
+
+@dataclass
+class _CardinalProblem:
+    r"""A cardinal sensitivity instance in the form every solver shares.
+
+    **The one notion of "reversed".**  Weights :math:`\alpha` on the
+    published scores give the weighted means
+    :math:`S_i(\alpha) = \sum_t \alpha_t s_{it} / \sum_t \alpha_t`; the ranking
+    after the change is ``rank(S, tol)`` and the ranking before is
+    ``rank(S(1), tol)`` (the plain mean), both computed in exact rational
+    arithmetic (:func:`_exact_ranks`).  A pair is *reversed* when the two
+    rankings order it strictly opposite ways; a pair tied in either ranking is
+    not reversed.  This is the count reported everywhere.
+
+    The solvers work with the necessary condition for pair (i, j), i above j
+    before: :math:`S_j - S_i > \mathrm{tol}`, which is linear in the weights,
+    :math:`d_k \cdot a < 0` with :math:`d_k = x_i - x_j + \mathrm{tol}\,\nu`
+    (:math:`\nu_g` = how much one unit of weight on column g adds to
+    :math:`\sum_t \alpha_t`).  Because the reversed pairs of ``rank`` always
+    satisfy it, a bound on the number of pairs that satisfy it bounds the
+    count; a result is proven optimal only when the exact recount of the
+    returned weights reaches that bound.
+
+    Columns with identical published scores are merged: k copies with weights
+    in [eps, 1] act exactly like one column whose weight ranges over
+    [k eps, k] (give every copy the same share).
+    """
+
+    mat: Any
+    std: np.ndarray
+    eps: float
+    tol: float
+    normalize: str
+    before: np.ndarray
+    x: np.ndarray  # models x distinct columns (standardised for "zscore")
+    nu: np.ndarray  # per distinct column: contribution of one unit of weight to sum(alpha)
+    lo: np.ndarray
+    hi: np.ndarray
+    groups: list  # original column indices of each distinct column
+    upper_i: np.ndarray  # ordered pairs (upper_i[k] above lower_j[k] before)
+    lower_j: np.ndarray
+    d: np.ndarray  # pairs x distinct columns: pair k satisfies the linear condition when d[k] . a < 0
+    slack: np.ndarray  # per pair: a bound on the floating-point error of d[k] . a over the box
+
+    def robust_count(self, a: np.ndarray) -> int:
+        """Pairs that satisfy the linear condition at ``a`` beyond any rounding (a lower bound)."""
+        return int((self.d @ a < -self.slack).sum())
+
+
+def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndarray:
+    """Midranks of the weighted means of the rows, in exact rational arithmetic.
+
+    Every float is a rational number, so :math:`\\sum_t w_t s_{it} / \\sum_t w_t`
+    and the gaps between consecutive means are computed without rounding; a
+    gap of at most ``tol`` joins two models in a tie group, exactly as
+    :func:`benchvote.rank` does with its floating-point means.
+    """
+    w = [Fraction(float(v)) for v in weights]
+    total = sum(w, Fraction(0))
+    means = [sum((wt * Fraction(float(s)) for wt, s in zip(w, row) if wt), Fraction(0)) / total for row in values]
+    return exact_midranks(means, Fraction(float(tol)))
+
+
+def _cardinal_setup(scores: Any, higher_is_better: Any, eps: float | None, normalize: str,
+                    tol: float) -> _CardinalProblem:
+    check_choice(normalize, "normalize", ("none", "zscore"))
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores)
+    sign = np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    if (sign < 0).any():  # orient: a lower-is-better task enters negated, so higher is better everywhere
+        mat = ScoreMatrix(mat.values * sign, mat.models, mat.tasks, mat.labelled)
+    tol = check_tol(tol)
+    _check_no_constant_task(mat, tol)
+    std = _task_std(mat.values)
+    if eps is None:
+        eps = default_eps(mat.values, tol=tol)
+    eps = check_number(eps, "eps", low=0.0, high=1.0, low_open=True, high_open=True)
+    # merge columns with identical published scores (so also identical standard deviations)
+    _, first, inverse = np.unique(mat.values.T, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # keep the distinct columns in their original order
+    groups = [np.flatnonzero(inverse.ravel() == g) for g in order]
+    cols = [g[0] for g in groups]
+    counts = np.array([len(g) for g in groups], dtype=float)
+    if normalize == "zscore":
+        x = mat.values[:, cols] / std[cols]
+        nu = 1.0 / std[cols]
+    else:
+        x = mat.values[:, cols]
+        nu = np.ones(len(cols))
+    lo, hi = eps * counts, counts
+    before = _exact_ranks(mat.values, np.ones(mat.shape[1]), tol)
+    upper_i, lower_j = np.nonzero(before[:, None] < before[None, :])
+    d = x[upper_i] - x[lower_j] + tol * nu
+    # d . a for a in the box is computed from rounded inputs with n products and sums; this bounds the error
+    magnitude = (np.abs(x[upper_i]) + np.abs(x[lower_j]) + tol * nu) @ hi
+    slack = (len(cols) + 4) * 2.0 ** -50 * magnitude
+    return _CardinalProblem(mat=mat, std=std, eps=eps, tol=tol, normalize=normalize, before=before, x=x, nu=nu,
+                            lo=lo, hi=hi, groups=groups, upper_i=upper_i, lower_j=lower_j, d=d, slack=slack)
+
+
+def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, restarts: int = 0,
+                     upper: int | None = None, finished: bool = False, seconds: float = 0.0) -> CardinalSensitivity:
+    """Recount ``merged`` weights exactly; proven optimal when the search finished and the count meets ``upper``."""
+    mat = prob.mat
+    a = np.empty(mat.shape[1])
+    for g, cols in enumerate(prob.groups):
+        a[cols] = merged[g] / len(cols)
+    a = np.clip(a, prob.eps, 1.0)
+    alpha = a / prob.std if prob.normalize == "zscore" else a
+    alpha = alpha / alpha.max()
+    before = prob.before
+    after = _exact_ranks(mat.values, alpha, prob.tol)
+    n_flipped = int(reversed_pairs(before, after).sum())
+    n_pairs = comb(len(before), 2)
+    optimal = False
+    if upper is not None:
+        upper = max(int(upper), n_flipped)
+        optimal = finished and n_flipped == upper
+    wrap = (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name)) \
+        if mat.labelled else (lambda v, name: v)
+    return CardinalSensitivity(tau_distance=n_flipped / n_pairs, mrc=max_rank_change(before, after), n_flipped=n_flipped,
+                               weights=wrap(alpha, "weights"), ranking_before=wrap(before, "before"),
+                               ranking_after=wrap(after, "after"), eps=prob.eps, normalize=prob.normalize,
+                               method=method, restarts=restarts,
+                               upper_bound=None if upper is None else upper / n_pairs, optimal=optimal,
+                               seconds=seconds, tol=prob.tol)
+
+
+def _coordinate_polish(d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator,
+                       max_sweeps: int = 30) -> tuple[np.ndarray, int]:
+    """Coordinate ascent with exact line search on the number of reversed pairs.
+
+    Along one coordinate t, with the other weights fixed, pair k is reversed
+    when ``c_k + d_kt a_t < 0``: a threshold on ``a_t``.  The count is
+    piecewise constant between the thresholds, so sorting them gives the best
+    value of ``a_t`` in ``[lo_t, hi_t]`` exactly (the middle of the best
+    interval, away from the thresholds).  Sweeps stop when no coordinate improves.
+    """
+    a = a0.copy()
+    g = d @ a
+    best = int((g < 0).sum())
+    n = d.shape[1]
+    columns = [d[:, t] for t in range(n)]
+    signs = [(col > 0, col < 0) for col in columns]
+    for _ in range(max_sweeps):
+        improved = False
+        for t in rng.permutation(n):
+            dt = columns[t]
+            pos, neg = signs[t]
+            c = g - dt * a[t]
+            low, high = lo[t], hi[t]
+            fixed = int((c[~pos & ~neg] < 0).sum())
+            bpos = -c[pos] / dt[pos]  # reversed for a_t below the threshold
+            bneg = -c[neg] / dt[neg]  # reversed for a_t above the threshold
+            # thresholds outside [low, high] contribute a constant; only the inner ones need sorting
+            fixed += int((bpos >= high).sum()) + int((bneg <= low).sum())
+            bpos = np.sort(bpos[(bpos > low) & (bpos < high)])
+            bneg = np.sort(bneg[(bneg > low) & (bneg < high)])
+            cuts = np.unique(np.concatenate([[low, high], bpos, bneg]))
+            cand = np.concatenate([[low, high], (cuts[:-1] + cuts[1:]) / 2])
+            counts = fixed + (len(bpos) - np.searchsorted(bpos, cand, side="right")) \
+                + np.searchsorted(bneg, cand, side="left")
+            k = int(np.argmax(counts))
+            if counts[k] > best:
+                g = c + dt * cand[k]
+                a[t] = cand[k]
+                best = int(counts[k])
+                improved = True
+        if not improved:
+            break
+    return a, best

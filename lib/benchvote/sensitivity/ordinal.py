@@ -1,0 +1,387 @@
+"""Ordinal sensitivity: the relaxation of Zhang & Hardt (2024), a mixed-integer program and enumeration."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._problem import _import_torch
+from .._validation import (
+    direction_of,
+    split_table,
+    as_label_list,
+    as_score_frame,
+    as_score_matrix,
+    check_choice,
+    check_number,
+)
+from ..aggregation import mean_win_rate
+from ..axioms import field_margins
+from ..ranking import (
+    exact_midranks,
+    max_rank_change,
+    reversed_pairs,
+)
+
+
+def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
+    """The top ``share`` of the models by strict mean win rate (at least 2): Zhang & Hardt's protected set.
+
+    Raises
+    ------
+    ValueError
+        When two models share no task (the strict win rates, and so the
+        default protected set, are undefined: pass ``protected`` explicitly).
+
+    Examples
+    --------
+    >>> default_protected([[5.0], [4.0], [3.0], [2.0], [1.0]], share=0.4)
+    [0, 1]
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = direction_of(mat, higher_is_better)
+    try:
+        rates = np.asarray(mean_win_rate(mat.values, direction))
+    except ValueError as exc:
+        raise ValueError(f"the default protected set (top {share:.0%} by strict mean win rate) is undefined: {exc}. "
+                         "Pass the protected models explicitly") from None
+    order = np.argsort(-rates, kind="stable")
+    p = max(2, int(mat.shape[0] * share))
+    return [mat.models[i] for i in order[:p]]
+
+
+@dataclass(frozen=True)
+class OrdinalSensitivity:
+    """Result of :func:`ordinal_sensitivity` or :func:`ordinal_sensitivity_exact`.
+
+    Attributes
+    ----------
+    tau_distance, mrc : float
+        Kendall tau distance and maximum rank change between the protected
+        models' ranking among themselves and after ``added`` join the field.
+    n_flipped : int
+        Number of protected pairs reversed.
+    added : tuple
+        The models added to the field.
+    protected : list
+    ranking_before, ranking_after : Series
+        Ranks of the protected models (1 = best).
+    method : str
+        ``"relaxation"``, ``"milp"`` or ``"enumeration"``.
+    restarts : int
+    upper_bound : float or None
+        Certified upper bound on ``tau_distance`` (exact methods).
+    optimal : bool
+    seconds : float
+    """
+
+    tau_distance: float
+    mrc: float
+    n_flipped: int
+    added: tuple
+    protected: list
+    ranking_before: Any
+    ranking_after: Any
+    method: str
+    restarts: int = 0
+    upper_bound: float | None = None
+    optimal: bool = False
+    seconds: float = 0.0
+    pool: list = field(default_factory=list, repr=False)
+
+
+def _ordinal_setup(scores, protected, higher_is_better):
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    scores = as_score_frame(scores, allow_nan=True)
+    if protected is None:
+        protected = default_protected(scores, higher_is_better)
+    protected = as_label_list(protected, "protected", scores.index)
+    if len(protected) < 2:
+        raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
+    pool = [x for x in scores.index if x not in set(protected)]
+    if not pool:
+        raise ValueError("every model is protected: there is nothing to add")
+    fm = field_margins(scores, higher_is_better, protected=protected, pool=pool)
+    return scores, protected, pool, fm
+
+
+def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None,
+                    optimal=False, seconds=0.0):
+    """Recount an added set exactly from the field margins (integers; only protected models' comparisons enter).
+
+    A protected pair is reversed when its integer margin changes sign strictly;
+    a pair tied before or after never counts (the notion every ordinal solver uses).
+    """
+    chosen = sorted(int(k) for k in chosen)
+    added = tuple(pool[k] for k in chosen)
+    own = [int(v) for v in np.ravel(fm.own)]
+    after_totals = [own[a] + sum(int(fm.contrib[a, k]) for k in chosen) for a in range(len(protected))]
+    before = pd.Series(exact_midranks(own), index=pd.Index(protected), name="before")
+    after = pd.Series(exact_midranks(after_totals), index=pd.Index(protected), name="after")
+    b, f = before.to_numpy(), after.to_numpy()
+    n_flipped = int(reversed_pairs(b, f).sum())
+    n_pairs = comb(len(protected), 2)
+    if upper is not None:
+        upper = max(int(upper), n_flipped)
+        optimal = optimal and n_flipped == upper
+        upper = upper / n_pairs
+    return OrdinalSensitivity(tau_distance=n_flipped / n_pairs, mrc=max_rank_change(b, f), n_flipped=n_flipped, added=added,
+                              protected=protected, ranking_before=before, ranking_after=after, method=method,
+                              restarts=restarts, upper_bound=upper, optimal=optimal, seconds=seconds, pool=pool)
+
+
+def _ordered_pairs(fm):
+    base = np.asarray(fm.base, dtype=float)
+    a_idx, b_idx = np.nonzero(base > 0)  # a strictly above b among the protected models
+    return a_idx, b_idx
+
+
+def _toggle_search(base: np.ndarray, inc: np.ndarray, beta: np.ndarray, max_moves: int = 10_000) -> tuple[np.ndarray, int]:
+    """Steepest-ascent local search over added sets: toggle the model that reverses most extra pairs.
+
+    ``base + inc @ beta`` are the exact integer margins of the ordered protected
+    pairs (negative = reversed); adding model x adds column x of ``inc``,
+    removing it subtracts it, so every toggle is scored at once.
+    """
+    beta = beta.astype(bool).copy()
+    margins = base + inc @ beta.astype(np.float64)
+    best = int((margins < 0).sum())
+    for _ in range(max_moves):
+        step = np.where(beta, -1.0, 1.0)[None, :] * inc  # (pairs, q)
+        counts = ((margins[:, None] + step) < 0).sum(axis=0)
+        k = int(np.argmax(counts))
+        if counts[k] <= best:
+            break
+        margins = margins + step[:, k]
+        beta[k] = ~beta[k]
+        best = int(counts[k])
+    return beta, best
+
+
+def ordinal_sensitivity(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    protected: Sequence | None = None,
+    restarts: int = 32,
+    steps: int = 100,
+    lr: float = 0.1,
+    lam: float = 0.01,
+    polish: bool = True,
+    kicks: int = 10,
+    seed: int = 0,
+) -> OrdinalSensitivity:
+    r"""Ordinal sensitivity by the straight-through relaxation of Zhang & Hardt (Algorithm 2), batched.
+
+    Each restart keeps logits :math:`\theta` over the pool; at every step it
+    samples :math:`\beta \sim \mathrm{Bernoulli}(\sigma(\theta))`, passes
+    gradients straight through the sample (:math:`\beta + q - \mathrm{sg}(q)`),
+    computes the protected models' win rates in the field
+
+    .. math::
+
+        \bar w'_i = \frac{\sum_{j \in P} w_{ij} + \sum_{x} \beta_x w_{ix}}{|P| + \sum_x \beta_x}
+
+    (eq. 11 with its parentheses restored) and the hinge loss of eq. 13.
+    Every sampled subset is scored exactly (integer arithmetic, see
+    :func:`benchvote.axioms.field_margins`) and the best one of each restart
+    is kept.  With ``polish=True`` a local search then toggles one model at a
+    time, always the one that reverses the most additional pairs, from each
+    restart's best subset, and retries from ``kicks`` random perturbations.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Models x tasks (missing cells allowed: pairs are compared on shared tasks).
+    protected : sequence, optional
+        Default :func:`default_protected` (top 20 percent).
+    higher_is_better : bool or sequence of bool
+    restarts, steps, lr, lam, seed
+        Optimiser settings (``lam`` = the paper's :math:`\lambda = 0.01`).
+    polish : bool
+        Local search after the relaxation.
+    kicks : int
+        Random perturbations (one to three models toggled) tried after each
+        local search; a perturbation is kept when the search from it is no worse.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> r = ordinal_sensitivity(s, protected=["A", "B"], restarts=4, steps=20)
+    >>> r.added, r.tau_distance
+    (('C',), 1.0)
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+
+    torch = _import_torch()
+
+    t0 = time.perf_counter()
+    restarts = check_number(restarts, "restarts", low=1, integer=True)
+    steps = check_number(steps, "steps", low=0, integer=True)
+    kicks = check_number(kicks, "kicks", low=0, integer=True)
+    lr = check_number(lr, "lr", low=0.0, low_open=True)
+    lam = check_number(lam, "lam", low=0.0)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    p, q = len(protected), len(pool)
+    if not (np.asarray(fm.base, dtype=float) > 0).any():  # every protected pair ties: nothing can be reversed
+        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, "relaxation", restarts=0,
+                               seconds=time.perf_counter() - t0)
+    own = torch.tensor(np.array([float(v) for v in np.ravel(fm.own)]), dtype=torch.float64) / fm.scale
+    contrib = torch.tensor(np.array(fm.contrib, dtype=float), dtype=torch.float64) / fm.scale  # (p, q)
+    a_idx, b_idx = _ordered_pairs(fm)
+    base_i = torch.tensor(np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=np.float64))
+    inc_i = torch.tensor(np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)],
+                                  dtype=np.float64).reshape(len(a_idx), q))
+    gen = torch.Generator().manual_seed(int(seed))
+    theta = torch.randn(restarts, q, generator=gen, dtype=torch.float64)
+    theta[0] = 0.0
+    theta.requires_grad_(True)
+    opt = torch.optim.Adam([theta], lr=lr)
+    best_counts = torch.full((restarts,), -1, dtype=torch.long)
+    best_betas = torch.zeros(restarts, q, dtype=torch.float64)
+    a_t, b_t = torch.tensor(a_idx), torch.tensor(b_idx)
+
+    def score(beta: torch.Tensor) -> None:
+        with torch.no_grad():
+            margins = base_i[None, :] + beta @ inc_i.T  # (R, pairs), exact integers in float64
+            counts = (margins < 0).sum(dim=1)
+            better = counts > best_counts
+            best_counts[better] = counts[better]
+            best_betas[better] = beta[better]
+
+    for _ in range(steps):
+        probs = torch.sigmoid(theta)
+        sample = torch.bernoulli(probs.detach(), generator=gen)
+        beta = sample + probs - probs.detach()
+        rates = (own[None, :] + beta @ contrib.T) / (p + beta.sum(dim=1, keepdim=True))  # (R, p)
+        hinge = torch.clamp(rates[:, a_t] - rates[:, b_t], min=-lam)
+        opt.zero_grad()
+        hinge.sum().backward()
+        opt.step()
+        score(sample)
+    score((torch.sigmoid(theta) > 0.5).to(torch.float64).detach())
+    candidates = [b.astype(bool) for b in best_betas.numpy()]
+    method = "relaxation"
+    if polish:
+        base_np, inc_np = base_i.numpy(), inc_i.numpy()
+        rng = np.random.default_rng(seed)
+        polished = []
+        for b in candidates:
+            b, count = _toggle_search(base_np, inc_np, b)
+            for _ in range(kicks):  # iterated local search: perturb a few models, search again, keep if better
+                trial = b.copy()
+                flip = rng.choice(q, size=min(q, int(rng.integers(1, 4))), replace=False)
+                trial[flip] = ~trial[flip]
+                trial, trial_count = _toggle_search(base_np, inc_np, trial)
+                if trial_count >= count:
+                    b, count = trial, trial_count
+            polished.append(b)
+        candidates = polished
+        method = "relaxation+polish"
+    base_np, inc_np = base_i.numpy(), inc_i.numpy()
+    flips = [int(((base_np + inc_np @ b.astype(np.float64)) < 0).sum()) for b in candidates]
+    best_beta = candidates[int(np.argmax(flips))]
+    return _finish_ordinal(scores, protected, pool, fm, np.flatnonzero(best_beta), higher_is_better,
+                           method, restarts=restarts, seconds=time.perf_counter() - t0)
+
+
+def ordinal_sensitivity_exact(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    protected: Sequence | None = None,
+    method: str = "auto",
+    time_limit: float = 60.0,
+    max_enumeration: int = 20,
+) -> OrdinalSensitivity:
+    r"""The true ordinal sensitivity, by enumerating every subset or by a mixed-integer program.
+
+    Protected pair :math:`(a, b)`, :math:`a` above :math:`b`, is reversed by
+    the added set :math:`\beta` exactly when
+    :math:`D_{ab} + \sum_x \beta_x \delta_{ab}(x) < 0` in the exact integer
+    units of :func:`benchvote.axioms.field_margins`.  ``method="enumerate"``
+    checks all :math:`2^q` subsets of a pool of :math:`q \le` ``max_enumeration``
+    models (vectorised); ``method="milp"`` maximises the number of reversed
+    pairs with binaries for the added models and the reversals, and
+    ``"auto"`` picks enumeration for small pools.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> r = ordinal_sensitivity_exact(s, protected=["A", "B"])
+    >>> r.added, r.tau_distance, r.optimal
+    (('C',), 1.0, True)
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+
+    t0 = time.perf_counter()
+    check_choice(method, "method", ("auto", "enumerate", "milp"))
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    max_enumeration = check_number(max_enumeration, "max_enumeration", low=0, high=26, integer=True)
+    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    q = len(pool)
+    a_idx, b_idx = _ordered_pairs(fm)
+    if method == "auto":
+        method = "enumerate" if q <= max_enumeration else "milp"
+    if len(a_idx) == 0:
+        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, method, upper=0, optimal=True,
+                               seconds=time.perf_counter() - t0)
+    base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
+    inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
+    if method == "enumerate":
+        if q > 26:
+            raise ValueError(f"enumeration over 2^{q} subsets is too large; use method='milp'")
+        best_count, best_mask = -1, 0
+        chunk = 1 << 16
+        inc_f = inc.astype(np.float64)
+        base_f = base.astype(np.float64)
+        if np.abs(inc_f).sum(axis=1).max() + np.abs(base_f).max() >= 2**52:
+            raise ValueError("win counts too large for exact enumeration in floating point; use method='milp'")
+        bits = (1 << np.arange(q, dtype=np.int64))
+        for start in range(0, 1 << q, chunk):
+            masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
+            beta = ((masks[:, None] & bits[None, :]) > 0).astype(np.float64)
+            counts = ((base_f[None, :] + beta @ inc_f.T) < 0).sum(axis=1)
+            k = int(np.argmax(counts))
+            if counts[k] > best_count:
+                best_count, best_mask = int(counts[k]), int(masks[k])
+        chosen = [k for k in range(q) if best_mask >> k & 1]
+        return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "enumeration",
+                               upper=best_count, optimal=True, seconds=time.perf_counter() - t0)
+
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    k_count = len(a_idx)
+    unit = float(max(1, max(abs(int(v)) for v in np.ravel(inc).tolist() + list(base))))
+    inc_f = inc.astype(np.float64) / unit
+    base_f = base.astype(np.float64) / unit
+    margin = 0.5 / unit  # integers: < 0 means <= -1
+    big_m = base_f + np.clip(inc_f, 0, None).sum(axis=1) + margin
+    # y_k = 1  =>  base_k + inc_k . beta <= -margin
+    a_mat = np.hstack([inc_f, np.diag(big_m)])
+    constraint = LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)
+    cost = np.concatenate([np.zeros(q), -np.ones(k_count)])
+    res = milp(cost, constraints=constraint, integrality=np.ones(q + k_count),
+               bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
+               options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False})
+    if res.x is None:
+        raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
+    chosen = list(np.flatnonzero(res.x[:q] > 0.5))
+    dual = getattr(res, "mip_dual_bound", None)
+    upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
+    # the added set is recounted exactly and proven optimal only when the recount meets that bound
+    return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
+                           upper=min(upper_pairs, k_count), optimal=res.status == 0, seconds=time.perf_counter() - t0)

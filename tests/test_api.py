@@ -1,0 +1,274 @@
+"""The public API is one thing: one signature shape, one vocabulary, one output contract, clean layering.
+
+Walks ``__all__`` of every module, so a new function is checked as soon as it is exported.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import benchvote as bv
+from benchvote.data import Leaderboard
+from benchvote.ranking import DEFAULT_TIE_TOLERANCE
+
+PACKAGE = Path(bv.__file__).resolve().parent
+
+#: Public functions whose first argument is a score table but that have no notion of direction:
+#: they transform the table cell by cell or model by model and return a table of the same kind.
+DIRECTION_FREE = {
+    "missing.knock_out": "removes cells at random; which cells does not depend on what a good score is",
+    "missing.knn_impute": "fills cells from similar models; distances do not depend on the direction",
+}
+
+#: Names the API no longer uses, and what replaced them.
+RETIRED = {
+    "tolerance": "tol",
+    "missing": "nan_policy",
+    "allow_nan": "nan_policy",
+    "allow_unscored": "nan_policy",
+    "systems": "models",
+    "n_systems": "n_models",
+}
+
+
+def public_functions():
+    out = []
+    for name in bv.SUBMODULES:
+        module = importlib.import_module(f"benchvote.{name}")
+        for attr in getattr(module, "__all__", []):
+            obj = getattr(module, attr)
+            if inspect.isfunction(obj) and obj.__module__.startswith("benchvote"):
+                out.append((f"{name}.{attr}", obj))
+    return out
+
+
+FUNCTIONS = public_functions()
+
+
+def test_every_module_lists_its_public_names_and_the_package_docstring_lists_every_module():
+    for name in bv.SUBMODULES:
+        module = importlib.import_module(f"benchvote.{name}")
+        assert hasattr(module, "__all__"), f"benchvote.{name} has no __all__"
+        assert f":mod:`benchvote.{name}`" in bv.__doc__, f"benchvote's docstring does not list {name}"
+    on_disk = {p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")}
+    on_disk |= {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")}
+    on_disk -= {"tables"}  # the source tables (data files), not a module of functions
+    assert on_disk == set(bv.SUBMODULES)
+
+
+@pytest.mark.parametrize("qualname, func", FUNCTIONS, ids=[q for q, _ in FUNCTIONS])
+def test_signature_follows_the_convention(qualname, func):
+    params = list(inspect.signature(func).parameters.values())
+    names = [p.name for p in params]
+    for old, new in RETIRED.items():
+        assert old not in names, f"{qualname} takes {old!r}; the API says {new!r}"
+    takes_table = bool(names) and names[0] == "scores"
+    if "higher_is_better" in names or (takes_table and qualname not in DIRECTION_FREE):
+        assert names[0] in ("scores", "instance_scores") and names[1] == "higher_is_better", (
+            f"{qualname}: (scores, higher_is_better, ...) expected")
+        hib = params[1]
+        assert hib.default is True and hib.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, qualname
+        for p in params[2:]:
+            # extra positional arguments come after higher_is_better and have defaults; options are keyword-only
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY or p.default is not inspect.Parameter.empty, (
+                f"{qualname}: {p.name} after higher_is_better must have a default or be keyword-only")
+    for p in params:
+        if p.name in ("tol", "nan_policy", "seed", "convention", "method", "time_limit", "eps", "rule"):
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY, f"{qualname}: option {p.name} must be keyword-only"
+        if p.name == "tol":
+            assert p.default == DEFAULT_TIE_TOLERANCE, f"{qualname}: the score tie threshold defaults to 1e-9"
+        if p.name == "nan_policy":
+            assert isinstance(p.default, str), qualname
+        if p.name == "seed":
+            assert isinstance(p.default, int), qualname
+        if p.name == "rule":
+            assert "Callable" in str(p.annotation), f"{qualname}: rule is always a callable"
+
+
+def test_no_tau_distance_is_called_tau_alone():
+    from benchvote.sensitivity import CardinalSensitivity, OrdinalSensitivity
+
+    for cls in (CardinalSensitivity, OrdinalSensitivity):
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert "tau_distance" in fields and "tau" not in fields
+
+
+# --------------------------------------------------------------------------- a Leaderboard for the pair
+
+SCORES = pd.DataFrame(
+    [[0.9, 3.0, 0.7, 12.0], [0.8, 2.0, 0.9, 10.0], [0.6, 4.5, 0.8, 11.0], [0.5, 1.0, 0.4, 14.0],
+     [0.3, 5.0, 0.5, 9.0], [0.2, 2.5, 0.1, 13.0]],
+    index=[f"m{i}" for i in range(6)], columns=["acc", "latency", "f1", "errors"])
+DIRECTION = pd.Series([True, False, True, False], index=SCORES.columns)
+BOARD = Leaderboard("toy", "cardinal", SCORES, DIRECTION, "the test suite", "1")
+PROTECTED, POOL = ["m0", "m1", "m2"], ["m3", "m4", "m5"]
+
+#: keyword arguments each measure needs besides (scores, higher_is_better); options that make it quick
+CALLS = {
+    "aggregation.pairwise_wins": {}, "aggregation.mean_score": {}, "aggregation.mean_win_rate": {},
+    "aggregation.borda": {}, "aggregation.task_ranks": {},
+    "aggregation.protected_ranking": dict(protected=PROTECTED, added=["m3"]),
+    "concordance.diversity": {},
+    "normalization.dynamic_range": dict(low=[0.0, 10.0, 0.0, 20.0], high=[1.0, 0.0, 1.0, 0.0]),
+    "normalization.random_baseline": dict(baseline=[0.25, 10.0, 0.0, 20.0], maximum=[1.0, 0.0, 1.0, 0.0]),
+    "normalization.min_max": {},
+    "ranking.rank": {},
+    "voting.majority_counts": {}, "voting.margin_matrix": {}, "voting.majority_relation": {},
+    "voting.condorcet_winner": {}, "voting.condorcet_cycles": {}, "voting.copeland": {},
+    "voting.ranked_pairs": {}, "voting.kemeny": {}, "voting.borda": {},
+    "axioms.pareto_violations": dict(rule=bv.mean_win_rate),
+    "axioms.field_margins": dict(protected=PROTECTED, pool=POOL),
+    "axioms.iia_flip": dict(pair=("m0", "m1"), protected=PROTECTED, pool=POOL),
+    "axioms.iia_report": dict(protected=PROTECTED, pool=POOL),
+    "sensitivity.default_eps": {},
+    "sensitivity.cardinal_sensitivity": dict(eps=0.1, time_limit=10),
+    "sensitivity.cardinal_sensitivity_exact": dict(eps=0.1, time_limit=10),
+    "sensitivity.ordinal_sensitivity": dict(protected=PROTECTED, restarts=2, steps=5),
+    "sensitivity.ordinal_sensitivity_exact": dict(protected=PROTECTED),
+    "sensitivity.default_protected": dict(share=0.5),
+    "sensitivity.subset_agreement": dict(sizes=[1, 2], samples=5),
+    "missing.expected_ranks": {}, "missing.partial_borda": {}, "missing.pairwise_confidence": {},
+    "missing.robustness_study": dict(shares=[0.1], repetitions=2, methods=["mean", "partial_borda"]),
+    "domains.rankings_from_scores": {},
+    "domains.average_rank_flips": dict(models=PROTECTED, candidates=POOL),
+    "ratings.comparison_matrix": {}, "ratings.matches_from_scores": {},
+    "spectrum.benchmark_pca": {},
+    "explorables.model_toggle": dict(protected=PROTECTED, pool=POOL),
+    "explorables.label_noise": dict(top=4, eps=0.1),
+    "explorables.missing_share": dict(top=4, shares=[0.0, 0.2]),
+    "explorables.cell_knockout": {},
+}
+#: measures whose input is not a whole models x tasks table
+NOT_A_TABLE = {"missing.task_matrix": "one task's score vector", "missing.two_level_borda": "instance-level tables",
+               "widgets.model_toggle": "live widgets (tested in test_widgets)",
+               "widgets.label_noise_sliders": "live widgets", "widgets.missing_share_slider": "live widgets",
+               "widgets.cell_knockout_grid": "live widgets"}
+
+
+def test_every_measure_on_a_table_is_exercised_here():
+    takes_pair = {q for q, f in FUNCTIONS if list(inspect.signature(f).parameters)[:2] == ["scores", "higher_is_better"]}
+    assert takes_pair - set(NOT_A_TABLE) == set(CALLS)
+
+
+def _same(a, b) -> bool:
+    if dataclasses.is_dataclass(a):
+        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+                   if f.name not in ("seconds",))
+    if isinstance(a, pd.DataFrame):
+        return a.equals(b)
+    if isinstance(a, pd.Series):
+        return a.equals(b)
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if hasattr(a, "to_html"):
+        return a.to_html() == b.to_html()
+    if isinstance(a, float) and np.isnan(a):
+        return bool(np.isnan(b))
+    return a == b
+
+
+@pytest.mark.parametrize("qualname", sorted(CALLS))
+def test_a_leaderboard_stands_for_the_pair(qualname):
+    module, name = qualname.split(".")
+    func = getattr(importlib.import_module(f"benchvote.{module}"), name)
+    kwargs = CALLS[qualname]
+    assert _same(func(BOARD, **kwargs), func(SCORES, DIRECTION, **kwargs)), qualname
+    with pytest.raises(ValueError, match="Leaderboard"):
+        func(BOARD, DIRECTION, **kwargs)
+
+
+# --------------------------------------------------------------------------- every rule: higher is better
+
+RULES = {
+    "mean_score": bv.mean_score, "mean_win_rate": bv.mean_win_rate, "borda": bv.borda,
+    "copeland": bv.voting.copeland, "ranked_pairs": bv.voting.ranked_pairs,
+    "partial_borda": bv.missing.partial_borda,
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_every_rule_scores_the_unanimous_winner_highest(rule):
+    rng = np.random.default_rng(0)
+    table = rng.random((7, 5))
+    table[3] = table.max(axis=0) + 1.0  # model 3 is best on every task
+    table[5] = table.min(axis=0) - 1.0  # model 5 is worst on every task
+    values = np.asarray(RULES[rule](table, True))
+    assert values.argmax() == 3 and values.argmin() == 5
+    assert bv.axioms.pareto_violations(table, rule=RULES[rule]) == []
+    # the same table with every task declared lower-is-better and negated: the same scores
+    assert np.allclose(RULES[rule](-table, False), values) or rule == "mean_score"
+
+
+# --------------------------------------------------------------------------- layering
+
+CORE = {"aggregation", "arrow", "axioms", "concordance", "domains", "missing", "normalization", "ranking", "ratings",
+        "sensitivity", "spectrum", "strategy", "voting", "_validation"}
+PRESENTATION = {"plotting", "widgets", "cache", "explorables"}
+
+
+def _benchvote_imports(path: Path) -> set[str]:
+    """Every benchvote module a source file imports, at any depth (lazy imports inside functions included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = path.relative_to(PACKAGE.parent).with_suffix("").parts  # ("benchvote", "sensitivity", "ordinal")
+    package = here[:-1] if path.name != "__init__.py" else here[:-1]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package[: len(package) - node.level + 1])
+                target = base + (node.module.split(".") if node.module else [])
+            else:
+                target = (node.module or "").split(".")
+            if target[0] == "benchvote":
+                if len(target) > 1:
+                    out.add(target[1])
+                else:
+                    out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "benchvote" and len(parts) > 1:
+                    out.add(parts[1])
+    return out
+
+
+def _module_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).parts
+    return rel[0].removesuffix(".py")
+
+
+def test_core_modules_never_import_presentation_or_data():
+    for path in PACKAGE.rglob("*.py"):
+        module = _module_of(path)
+        if module in CORE:
+            bad = _benchvote_imports(path) & (PRESENTATION | {"data"})
+            assert not bad, f"{path.relative_to(PACKAGE)} imports {sorted(bad)}"
+
+
+def test_the_library_reads_nothing_outside_the_package():
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"parents\[[1-9]\]|\.parent\.parent|\"\.\./|'\.\./", text), (
+            f"{path.relative_to(PACKAGE)} looks outside the installed package")
+
+
+def test_torch_matplotlib_and_ipywidgets_are_imported_only_when_needed():
+    import subprocess
+    import sys
+
+    code = ("import sys, benchvote as bv; bv.voting.copeland([[1, 2], [2, 1]]); bv.sensitivity.default_eps([[1, 2], [2, 1]]);"
+            "bv.data.load_table('score_voting'); bv.explorables.cell_knockout([[1.0, 2.0], [2.0, 1.0]]);"
+            "print(sorted(m for m in ('torch', 'matplotlib', 'ipywidgets', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,114 @@
+"""The library as a user gets it: a wheel installed into a clean venv, used from a folder outside the checkout.
+
+The venv has no torch, matplotlib, ipywidgets or benchbench (they are extras): the core must work without them,
+the tables must come from the wheel, and the README's example must run as printed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import benchvote as bv
+from benchvote import data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def clean_venv(tmp_path_factory):
+    """A fresh venv with the wheel built from this checkout and nothing else but its declared dependencies."""
+    work = tmp_path_factory.mktemp("wheel")
+    wheels = work / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True)
+    (wheel,) = wheels.glob("benchvote-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True, capture_output=True)
+    return python, wheel, work
+
+
+def _run(python: Path, code: str, cwd: Path) -> str:
+    done = subprocess.run([str(python), "-c", code], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_wheel_holds_the_tables_the_type_marker_and_the_licence(clean_venv):
+    import zipfile
+
+    _, wheel, _ = clean_venv
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for table in data.list_tables():
+        assert f"benchvote/tables/{table}.csv" in names
+    assert {"benchvote/tables/README.md", "benchvote/py.typed", "benchvote/_web/explorables.js"} <= names
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    assert not any(n.startswith("benchvote/sensitivity.py") for n in names)
+
+
+def test_declared_dependencies_are_what_the_library_imports():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {re.split(r"[<>=\[ ;]", d)[0].lower() for d in project["dependencies"]}
+    assert declared == {"numpy", "pandas", "scipy", "scikit-learn"}
+    extras = project["optional-dependencies"]
+    assert any(d.startswith("torch") for d in extras["relaxation"])
+    assert "tqdm" not in " ".join(project["dependencies"])  # the chapters use tqdm, the library does not
+    assert "version" in project["dynamic"]  # one place: benchvote.__version__
+    imported = set()
+    for path in (ROOT / "lib" / "benchvote").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - {"benchvote", "__future__"}
+    optional = {"torch", "matplotlib", "ipywidgets"}
+    assert third_party == {"numpy", "pandas", "scipy", "sklearn"} | optional
+
+
+def test_every_table_loads_outside_the_checkout(clean_venv, tmp_path):
+    python, _, _ = clean_venv
+    out = _run(python, "import benchvote as bv\nfrom benchvote import data\n"
+                       "names = data.list_tables()\n"
+                       "print(len(names), sum(data.load_table(n).size for n in names), bv.__version__)\n"
+                       "print(bv.__file__)", tmp_path)
+    count, cells, version, location = out.split()
+    assert int(count) == len(data.list_tables())
+    assert int(cells) == sum(data.load_table(n).size for n in data.list_tables())
+    assert version == bv.__version__
+    assert str(ROOT) not in location  # the installed copy, not the checkout
+
+
+def test_the_readme_example_runs_as_printed(clean_venv, tmp_path):
+    python, _, _ = clean_venv
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Using benchvote on your own leaderboard"):]
+    example = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    data.load("GLUE").scores.to_csv(tmp_path / "my_leaderboard.csv")
+    out = _run(python, example, tmp_path)
+    r = bv.sensitivity.cardinal_sensitivity(data.load("GLUE").scores, method="exact", time_limit=60)
+    assert f"{r.tau_distance} {r.optimal} {r.upper_bound}" in out
+
+
+def test_without_torch_the_relaxation_says_how_to_install_it(clean_venv, tmp_path):
+    python, _, _ = clean_venv
+    code = ("import numpy as np, benchvote as bv, sys\n"
+            "s = np.random.default_rng(0).random((6, 3))\n"
+            "print(bv.sensitivity.cardinal_sensitivity(s, eps=0.1).optimal)\n"  # few tasks: proven without torch
+            "try:\n    bv.sensitivity.cardinal_sensitivity(s, eps=0.1, method='relaxation')\n"
+            "except ImportError as e:\n    print('refused:', e)\n"
+            "print('torch' in sys.modules)")
+    out = _run(python, code, tmp_path)
+    assert out.splitlines()[0] == "True"
+    assert "benchvote[relaxation]" in out and "download.pytorch.org/whl/cpu" in out
+    assert out.splitlines()[-1] == "False"
