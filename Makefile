@@ -9,13 +9,14 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-fast env assets sync lock bench clean help
+.PHONY: book book-cached test test-fast lint env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
 	@echo "make test         build the book, then run every test (library, notebooks, site in Chromium)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
-	@echo "make test-fast    library and notebook-pairing tests only, no build, no browser, no live JupyterLab"
+	@echo "make test-fast    library and notebook-pairing tests only: no build, browser, live JupyterLab or slow test"
+	@echo "make lint         ruff (lint and format) on the code and, through jupytext, the chapters; mypy on lib/"
 	@echo "make sync         refresh the .ipynb twins from the .md notebooks"
 	@echo "make bench        speed and agreement tables against the reference implementations (bench/)"
 
@@ -45,12 +46,18 @@ book-cached: env assets
 	$(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_cached.yml
 	@echo "The book is in $(CURDIR)/_build/html/index.html"
 
-test: book
+lint: env
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python scripts/lint_notebooks.py $(NOTEBOOKS)
+	$(BIN)/mypy
+
+test: lint book
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test-fast: env
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live and not browser"
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live and not browser and not slow"
 
 sync: env
 	$(BIN)/jupytext --sync $(NOTEBOOKS)

@@ -96,8 +96,11 @@ def brute_group_separable(profile) -> bool:
         for subset in combinations(models, size):
             s = set(subset)
             restricted = [[c for c in r if c in s] for r in profile]
-            if not any(all(set(r[:k]) == set(part) or set(r[-k:]) == set(part) for r in restricted)
-                       for k in range(1, size) for part in combinations(subset, k)):
+            if not any(
+                all(set(r[:k]) == set(part) or set(r[-k:]) == set(part) for r in restricted)
+                for k in range(1, size)
+                for part in combinations(subset, k)
+            ):
                 return False
     return True
 
@@ -118,8 +121,14 @@ def against_brute_force(test: str, kind: str, make, ours_fn, brute_fn, m: int, r
         assert ours == brute, f"{test}: disagreement with brute force"
         ours_t.append(t1)
         brute_t.append(t2)
-    return {"test": test, "profiles": kind, "models": m, "voters": 20,
-            "s ours": np.median(ours_t), "s brute force": np.median(brute_t)}
+    return {
+        "test": test,
+        "profiles": kind,
+        "models": m,
+        "voters": 20,
+        "s ours": np.median(ours_t),
+        "s brute force": np.median(brute_t),
+    }
 
 
 def main() -> int:
@@ -127,24 +136,40 @@ def main() -> int:
     rows = []
     for m in range(6, 11):
         for kind, make in [("single-peaked", single_peaked_profile), ("random", random_profile)]:
-            rows.append(against_brute_force("single-peaked", kind, make, single_peaked_axis, brute_single_peaked,
-                                            m, 3 if m >= 9 else 5, rng))
+            rows.append(
+                against_brute_force(
+                    "single-peaked", kind, make, single_peaked_axis, brute_single_peaked, m, 3 if m >= 9 else 5, rng
+                )
+            )
         if m <= 9:
             for kind, make in [("group-separable", group_separable_profile), ("random", random_profile)]:
-                rows.append(against_brute_force("group-separable", kind, make, group_separable_tree,
-                                                brute_group_separable, m, 3, rng))
+                rows.append(
+                    against_brute_force(
+                        "group-separable", kind, make, group_separable_tree, brute_group_separable, m, 3, rng
+                    )
+                )
         print(f"m = {m} done", file=sys.stderr, flush=True)
     for m in (20, 40, 67):
-        for test, make, f in [("single-peaked", single_peaked_profile, single_peaked_axis),
-                              ("group-separable", group_separable_profile, group_separable_tree)]:
+        for test, make, f in [
+            ("single-peaked", single_peaked_profile, single_peaked_axis),
+            ("group-separable", group_separable_profile, group_separable_tree),
+        ]:
             times = []
             for _ in range(5):
                 profile = make(m, 20, rng)
                 ok, t = timed(f, profile)
                 assert ok is not None
                 times.append(t)
-            rows.append({"test": test, "profiles": test, "models": m, "voters": 20, "s ours": np.median(times),
-                         "s brute force": np.nan})
+            rows.append(
+                {
+                    "test": test,
+                    "profiles": test,
+                    "models": m,
+                    "voters": 20,
+                    "s ours": np.median(times),
+                    "s brute force": np.nan,
+                }
+            )
     table = pd.DataFrame(rows)
     table["ratio"] = table["s brute force"] / table["s ours"]
     RESULTS.mkdir(exist_ok=True)

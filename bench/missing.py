@@ -87,8 +87,13 @@ def paper_table(n: int) -> np.ndarray:
         for r0 in range(k):
             total = 0
             for i in range(n - k):
-                total += (f(n - k - 1) // f(n - k - 1 - i)) * (i + 1) * comb(r0 + i + 1, r0) * f(n - k - i - 1) \
+                total += (
+                    (f(n - k - 1) // f(n - k - 1 - i))
+                    * (i + 1)
+                    * comb(r0 + i + 1, r0)
+                    * f(n - k - i - 1)
                     * comb(k - r0 - 1 + n - k - i - 1, k - r0 - 1)
+                )
             table[k, r0] = total / t
     return table
 
@@ -132,8 +137,9 @@ def main() -> int:
         enum, t_enum = timed(enumeration, s, repeat=1)
         paper, t_paper = timed(paper_scheme, s)
         assert np.allclose(ref, enum) and np.allclose(ref, paper)
-        rows.append({"systems": n, "tasks": 20, "s ours": t_ours, "s enumeration": t_enum,
-                     "s paper O(n^3) scheme": t_paper})
+        rows.append(
+            {"systems": n, "tasks": 20, "s ours": t_ours, "s enumeration": t_enum, "s paper O(n^3) scheme": t_paper}
+        )
     for n, tasks in ((100, 100), (1000, 100)):
         s = scores_with_holes(n, tasks, 0.3, seed=1)
         ref, t_ours = timed(ours, s)
@@ -148,8 +154,16 @@ def main() -> int:
             t_paper += t_table
         else:
             t_paper = np.nan  # the O(n^3) table with exact integers is impractical at n = 1,000
-        rows.append({"systems": n, "tasks": tasks, "s ours": t_ours, "s ours (full n x n matrices)": t_mats,
-                     "s enumeration": np.nan, "s paper O(n^3) scheme": t_paper})
+        rows.append(
+            {
+                "systems": n,
+                "tasks": tasks,
+                "s ours": t_ours,
+                "s ours (full n x n matrices)": t_mats,
+                "s enumeration": np.nan,
+                "s paper O(n^3) scheme": t_paper,
+            }
+        )
         print(f"n = {n} done", file=sys.stderr, flush=True)
     table = pd.DataFrame(rows)
     table["enumeration / ours"] = table["s enumeration"] / table["s ours"]

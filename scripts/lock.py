@@ -35,13 +35,16 @@ def main(source: str, target: str) -> int:
     start = time.perf_counter()
     subprocess.run(pip + ["install", "--quiet", "-r", str(usable_file)], check=True)
     seconds = time.perf_counter() - start
-    frozen = subprocess.run(pip + ["freeze", "--exclude-editable"], check=True, capture_output=True,
-                            text=True).stdout.splitlines()
+    frozen = subprocess.run(
+        pip + ["freeze", "--exclude-editable"], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
     size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file()) / 2**20
     body = [ln for ln in frozen if not ln.lower().startswith("torch==")]
-    header = [f"# Generated from {source} by 'make lock' (pip freeze in a fresh venv, Python 3.11). Do not edit by hand.",
-              "# torch: PyTorch's CPU build on Linux and Windows (from the index below), PyPI's wheel (CPU) on macOS.",
-              *index_lines]
+    header = [
+        f"# Generated from {source} by 'make lock' (pip freeze in a fresh venv, Python 3.11). Do not edit by hand.",
+        "# torch: PyTorch's CPU build on Linux and Windows (from the index below), PyPI's wheel (CPU) on macOS.",
+        *index_lines,
+    ]
     Path(target).write_text("\n".join(header + sorted(body + torch_lines, key=str.lower)) + "\n", encoding="utf-8")
     print(f"{target}: {len(body) + 1} packages, install {seconds:.0f} s, venv {size:.0f} MiB")
     shutil.rmtree(venv.parent)

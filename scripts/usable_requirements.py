@@ -41,8 +41,10 @@ def usable(lines: list[str], base: Path | None = None) -> list[str]:
             out.extend(usable(nested.read_text(encoding="utf-8").splitlines(keepends=True), nested.parent))
             continue
         if parts and parts[0] in INDEX_OPTIONS and len(parts) > 1 and not reachable(parts[1]):
-            print(f"usable_requirements: {parts[1]} cannot be reached from this machine; leaving out '{line.strip()}'",
-                  file=sys.stderr)
+            print(
+                f"usable_requirements: {parts[1]} cannot be reached from this machine; leaving out '{line.strip()}'",
+                file=sys.stderr,
+            )
             continue
         out.append(line if line.endswith("\n") else line + "\n")
     return out

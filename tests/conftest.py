@@ -8,8 +8,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-settings.register_profile("default", max_examples=80, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("default", max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
 
 
@@ -22,7 +21,9 @@ def score_tables(draw, min_models=2, max_models=7, min_tasks=1, max_tasks=6, tie
         values = draw(arrays(np.float64, (m, n), elements=st.integers(0, 4).map(float)))
     else:
         # distinct values per column: a random permutation scaled plus jitter-free offsets
-        cols = [np.array(draw(st.permutations(range(m))), dtype=float) * 1.5 + draw(st.floats(-10, 10)) for _ in range(n)]
+        cols = [
+            np.array(draw(st.permutations(range(m))), dtype=float) * 1.5 + draw(st.floats(-10, 10)) for _ in range(n)
+        ]
         values = np.column_stack(cols)
     if missing:
         mask = draw(arrays(np.bool_, (m, n), elements=st.booleans()))
@@ -44,12 +45,14 @@ def permutations_of(draw, size):
 
 def strictly_increasing_transforms():
     """Strictly increasing maps R -> R used for invariance properties."""
-    return st.sampled_from([
-        lambda x: 3.0 * x + 7.0,
-        lambda x: np.exp(x / 5.0),
-        lambda x: x ** 3 + x,
-        lambda x: np.arctan(x / 10.0),
-    ])
+    return st.sampled_from(
+        [
+            lambda x: 3.0 * x + 7.0,
+            lambda x: np.exp(x / 5.0),
+            lambda x: x**3 + x,
+            lambda x: np.arctan(x / 10.0),
+        ]
+    )
 
 
 @pytest.fixture

@@ -29,8 +29,7 @@ def view(root) -> dict:
 
 def set_range(slider, value: float) -> None:
     """Move a range input as a reader's drag does: set the value and fire ``input``."""
-    slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', {bubbles: true})); }",
-                    value)
+    slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', {bubbles: true})); }", value)
 
 
 def chart_state(root) -> str:
@@ -59,7 +58,14 @@ def check_model_toggle(root, rng: np.random.Generator, settings: int = 5) -> int
         added = [d["pool"][i] for i in sorted(chosen)]
         assert v["added"] == added
         try:
-            expected = bv.protected_ranking(frame, d["higher_is_better"], protected=d["protected"], added=added, convention=d["convention"], tol=d["tol"]).tolist()
+            expected = bv.protected_ranking(
+                frame,
+                d["higher_is_better"],
+                protected=d["protected"],
+                added=added,
+                convention=d["convention"],
+                tol=d["tol"],
+            ).tolist()
         except ValueError:
             assert "error" in v, f"the library refuses {added} but the page ranked them"
             continue
@@ -114,7 +120,7 @@ def check_missing_share(root, rng: np.random.Generator, settings: int = 5) -> in
     d = payload(root)
     frame = _frame(d["scores"], d["models"], d["tasks"])
     slider = root.locator("input[type=range]")
-    positions = [0, len(d["states"]) - 1] + [int(p) for p in rng.permutation(len(d["states"]))[: settings]]
+    positions = [0, len(d["states"]) - 1] + [int(p) for p in rng.permutation(len(d["states"]))[:settings]]
     for pos in positions:
         set_range(slider, pos)
         v = view(root)
@@ -122,10 +128,14 @@ def check_missing_share(root, rng: np.random.Generator, settings: int = 5) -> in
         assert v["share"] == share
         holed = knock_out(frame, share, seed=d["seed"])
         assert v["missing"] == int(holed.isna().sum().sum())
-        full = [bv.rank(bv.mean_score(frame, nan_policy="omit"), tol=d["tol"]),
-                bv.rank(partial_borda(frame, tol=d["tol"]), tol=d["tol"])]
-        after = [bv.rank(bv.mean_score(holed, nan_policy="omit"), tol=d["tol"]),
-                 bv.rank(partial_borda(holed, tol=d["tol"]), tol=d["tol"])]
+        full = [
+            bv.rank(bv.mean_score(frame, nan_policy="omit"), tol=d["tol"]),
+            bv.rank(partial_borda(frame, tol=d["tol"]), tol=d["tol"]),
+        ]
+        after = [
+            bv.rank(bv.mean_score(holed, nan_policy="omit"), tol=d["tol"]),
+            bv.rank(partial_borda(holed, tol=d["tol"]), tol=d["tol"]),
+        ]
         for k in range(2):
             assert v["ranks"][k] == after[k][d["shown"][k]].tolist()
             assert abs(v["tau"][k] - bv.kendall_tau_distance(full[k], after[k])) < 1e-12

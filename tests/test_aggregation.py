@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
 from pref_voting.profiles import Profile
 
 import benchvote as bv
-from benchvote import borda, mean_score, mean_win_rate, pairwise_wins, rank
+from benchvote import borda, mean_score, mean_win_rate, pairwise_wins
 from benchvote.data import load_table
-from conftest import permutations_of, score_tables, strictly_increasing_transforms
 
 
 def brute_counts(s):
@@ -202,7 +202,8 @@ def test_protected_ranking_is_exact_and_takes_arrays():
     assert bv.protected_ranking(s, protected=[0, 1], added=[2]).tolist() == [1.5, 1.5]  # 4/3 against 4/3, exactly
     frame = pd.DataFrame(s, index=list("ABC"))
     assert bv.protected_ranking(frame, protected=["A", "B"], added=["C"]).equals(
-        pd.Series([1.5, 1.5], index=pd.Index(["A", "B"]), name="rank"))
+        pd.Series([1.5, 1.5], index=pd.Index(["A", "B"]), name="rank")
+    )
     # two added models that share no task do not matter: only the protected models' comparisons enter
     t = pd.DataFrame([[2, 1, 0], [0, 2, 0], [1, np.nan, np.nan], [np.nan, 1, 2]], index=list("ABDE"), dtype=float)
     # A: 1/3 (vs B) + 1 (vs D) + 0/2 (vs E) = 4/3; B: 1/3 + 0 + 1/2 = 5/6

@@ -74,13 +74,15 @@ def test_signature_follows_the_convention(qualname, func):
     takes_table = bool(names) and names[0] == "scores"
     if "higher_is_better" in names or (takes_table and qualname not in DIRECTION_FREE):
         assert names[0] in ("scores", "instance_scores") and names[1] == "higher_is_better", (
-            f"{qualname}: (scores, higher_is_better, ...) expected")
+            f"{qualname}: (scores, higher_is_better, ...) expected"
+        )
         hib = params[1]
         assert hib.default is True and hib.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, qualname
         for p in params[2:]:
             # extra positional arguments come after higher_is_better and have defaults; options are keyword-only
             assert p.kind is inspect.Parameter.KEYWORD_ONLY or p.default is not inspect.Parameter.empty, (
-                f"{qualname}: {p.name} after higher_is_better must have a default or be keyword-only")
+                f"{qualname}: {p.name} after higher_is_better must have a default or be keyword-only"
+            )
     for p in params:
         if p.name in ("tol", "nan_policy", "seed", "convention", "method", "time_limit", "eps", "rule"):
             assert p.kind is inspect.Parameter.KEYWORD_ONLY, f"{qualname}: option {p.name} must be keyword-only"
@@ -105,26 +107,43 @@ def test_no_tau_distance_is_called_tau_alone():
 # --------------------------------------------------------------------------- a Leaderboard for the pair
 
 SCORES = pd.DataFrame(
-    [[0.9, 3.0, 0.7, 12.0], [0.8, 2.0, 0.9, 10.0], [0.6, 4.5, 0.8, 11.0], [0.5, 1.0, 0.4, 14.0],
-     [0.3, 5.0, 0.5, 9.0], [0.2, 2.5, 0.1, 13.0]],
-    index=[f"m{i}" for i in range(6)], columns=["acc", "latency", "f1", "errors"])
+    [
+        [0.9, 3.0, 0.7, 12.0],
+        [0.8, 2.0, 0.9, 10.0],
+        [0.6, 4.5, 0.8, 11.0],
+        [0.5, 1.0, 0.4, 14.0],
+        [0.3, 5.0, 0.5, 9.0],
+        [0.2, 2.5, 0.1, 13.0],
+    ],
+    index=[f"m{i}" for i in range(6)],
+    columns=["acc", "latency", "f1", "errors"],
+)
 DIRECTION = pd.Series([True, False, True, False], index=SCORES.columns)
 BOARD = Leaderboard("toy", "cardinal", SCORES, DIRECTION, "the test suite", "1")
 PROTECTED, POOL = ["m0", "m1", "m2"], ["m3", "m4", "m5"]
 
 #: keyword arguments each measure needs besides (scores, higher_is_better); options that make it quick
 CALLS = {
-    "aggregation.pairwise_wins": {}, "aggregation.mean_score": {}, "aggregation.mean_win_rate": {},
-    "aggregation.borda": {}, "aggregation.task_ranks": {},
+    "aggregation.pairwise_wins": {},
+    "aggregation.mean_score": {},
+    "aggregation.mean_win_rate": {},
+    "aggregation.borda": {},
+    "aggregation.task_ranks": {},
     "aggregation.protected_ranking": dict(protected=PROTECTED, added=["m3"]),
     "concordance.diversity": {},
     "normalization.dynamic_range": dict(low=[0.0, 10.0, 0.0, 20.0], high=[1.0, 0.0, 1.0, 0.0]),
     "normalization.random_baseline": dict(baseline=[0.25, 10.0, 0.0, 20.0], maximum=[1.0, 0.0, 1.0, 0.0]),
     "normalization.min_max": {},
     "ranking.rank": {},
-    "voting.majority_counts": {}, "voting.margin_matrix": {}, "voting.majority_relation": {},
-    "voting.condorcet_winner": {}, "voting.condorcet_cycles": {}, "voting.copeland": {},
-    "voting.ranked_pairs": {}, "voting.kemeny": {}, "voting.borda": {},
+    "voting.majority_counts": {},
+    "voting.margin_matrix": {},
+    "voting.majority_relation": {},
+    "voting.condorcet_winner": {},
+    "voting.condorcet_cycles": {},
+    "voting.copeland": {},
+    "voting.ranked_pairs": {},
+    "voting.kemeny": {},
+    "voting.borda": {},
     "axioms.pareto_violations": dict(rule=bv.mean_win_rate),
     "axioms.field_margins": dict(protected=PROTECTED, pool=POOL),
     "axioms.iia_flip": dict(pair=("m0", "m1"), protected=PROTECTED, pool=POOL),
@@ -136,11 +155,14 @@ CALLS = {
     "sensitivity.ordinal_sensitivity_exact": dict(protected=PROTECTED),
     "sensitivity.default_protected": dict(share=0.5),
     "sensitivity.subset_agreement": dict(sizes=[1, 2], samples=5),
-    "missing.expected_ranks": {}, "missing.partial_borda": {}, "missing.pairwise_confidence": {},
+    "missing.expected_ranks": {},
+    "missing.partial_borda": {},
+    "missing.pairwise_confidence": {},
     "missing.robustness_study": dict(shares=[0.1], repetitions=2, methods=["mean", "partial_borda"]),
     "domains.rankings_from_scores": {},
     "domains.average_rank_flips": dict(models=PROTECTED, candidates=POOL),
-    "ratings.comparison_matrix": {}, "ratings.matches_from_scores": {},
+    "ratings.comparison_matrix": {},
+    "ratings.matches_from_scores": {},
     "spectrum.benchmark_pca": {},
     "explorables.model_toggle": dict(protected=PROTECTED, pool=POOL),
     "explorables.label_noise": dict(top=4, eps=0.1),
@@ -148,21 +170,28 @@ CALLS = {
     "explorables.cell_knockout": {},
 }
 #: measures whose input is not a whole models x tasks table
-NOT_A_TABLE = {"missing.task_matrix": "one task's score vector", "missing.two_level_borda": "instance-level tables",
-               "widgets.model_toggle": "live widgets (tested in test_widgets)",
-               "widgets.label_noise_sliders": "live widgets", "widgets.missing_share_slider": "live widgets",
-               "widgets.cell_knockout_grid": "live widgets"}
+NOT_A_TABLE = {
+    "missing.task_matrix": "one task's score vector",
+    "missing.two_level_borda": "instance-level tables",
+    "widgets.model_toggle": "live widgets (tested in test_widgets)",
+    "widgets.label_noise_sliders": "live widgets",
+    "widgets.missing_share_slider": "live widgets",
+    "widgets.cell_knockout_grid": "live widgets",
+}
 
 
 def test_every_measure_on_a_table_is_exercised_here():
-    takes_pair = {q for q, f in FUNCTIONS if list(inspect.signature(f).parameters)[:2] == ["scores", "higher_is_better"]}
+    takes_pair = {
+        q for q, f in FUNCTIONS if list(inspect.signature(f).parameters)[:2] == ["scores", "higher_is_better"]
+    }
     assert takes_pair - set(NOT_A_TABLE) == set(CALLS)
 
 
 def _same(a, b) -> bool:
     if dataclasses.is_dataclass(a):
-        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
-                   if f.name not in ("seconds",))
+        return all(
+            _same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name not in ("seconds",)
+        )
     if isinstance(a, pd.DataFrame):
         return a.equals(b)
     if isinstance(a, pd.Series):
@@ -191,8 +220,11 @@ def test_a_leaderboard_stands_for_the_pair(qualname):
 # --------------------------------------------------------------------------- every rule: higher is better
 
 RULES = {
-    "mean_score": bv.mean_score, "mean_win_rate": bv.mean_win_rate, "borda": bv.borda,
-    "copeland": bv.voting.copeland, "ranked_pairs": bv.voting.ranked_pairs,
+    "mean_score": bv.mean_score,
+    "mean_win_rate": bv.mean_win_rate,
+    "borda": bv.borda,
+    "copeland": bv.voting.copeland,
+    "ranked_pairs": bv.voting.ranked_pairs,
     "partial_borda": bv.missing.partial_borda,
 }
 
@@ -212,8 +244,22 @@ def test_every_rule_scores_the_unanimous_winner_highest(rule):
 
 # --------------------------------------------------------------------------- layering
 
-CORE = {"aggregation", "arrow", "axioms", "concordance", "domains", "missing", "normalization", "ranking", "ratings",
-        "sensitivity", "spectrum", "strategy", "voting", "_validation"}
+CORE = {
+    "aggregation",
+    "arrow",
+    "axioms",
+    "concordance",
+    "domains",
+    "missing",
+    "normalization",
+    "ranking",
+    "ratings",
+    "sensitivity",
+    "spectrum",
+    "strategy",
+    "voting",
+    "_validation",
+}
 PRESENTATION = {"plotting", "widgets", "cache", "explorables"}
 
 
@@ -260,15 +306,19 @@ def test_the_library_reads_nothing_outside_the_package():
     for path in PACKAGE.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"parents\[[1-9]\]|\.parent\.parent|\"\.\./|'\.\./", text), (
-            f"{path.relative_to(PACKAGE)} looks outside the installed package")
+            f"{path.relative_to(PACKAGE)} looks outside the installed package"
+        )
 
 
 def test_torch_matplotlib_and_ipywidgets_are_imported_only_when_needed():
     import subprocess
     import sys
 
-    code = ("import sys, benchvote as bv; bv.voting.copeland([[1, 2], [2, 1]]); bv.sensitivity.default_eps([[1, 2], [2, 1]]);"
-            "bv.data.load_table('score_voting'); bv.explorables.cell_knockout([[1.0, 2.0], [2.0, 1.0]]);"
-            "print(sorted(m for m in ('torch', 'matplotlib', 'ipywidgets', 'sklearn') if m in sys.modules))")
+    code = (
+        "import sys, benchvote as bv; bv.voting.copeland([[1, 2], [2, 1]]);"
+        "bv.sensitivity.default_eps([[1, 2], [2, 1]]);"
+        "bv.data.load_table('score_voting'); bv.explorables.cell_knockout([[1.0, 2.0], [2.0, 1.0]]);"
+        "print(sorted(m for m in ('torch', 'matplotlib', 'ipywidgets', 'sklearn') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

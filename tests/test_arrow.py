@@ -10,7 +10,7 @@ from benchvote.arrow import PAIRS, RANKINGS, enumerate_iia_rules
 def naive_enumeration():
     """Loops over explicit decision tables (dicts), independent of the bit tricks in the library."""
     patterns = list(product([True, False], repeat=2))  # (task 0 prefers x, task 1 prefers x)
-    tables = list(product([True, False], repeat=4))   # winner is x? for each pattern
+    tables = list(product([True, False], repeat=4))  # winner is x? for each pattern
     profiles = list(product(RANKINGS, RANKINGS))
     counts = {"transitive": 0, "pareto": 0, "both": 0}
     dictators = []
@@ -21,7 +21,7 @@ def naive_enumeration():
         copies = {0: True, 1: True}
         for r0, r1 in profiles:
             beats = set()
-            for (x, y) in PAIRS:
+            for x, y in PAIRS:
                 votes = (r0.index(x) < r0.index(y), r1.index(x) < r1.index(y))
                 winner, loser = (x, y) if rule[(x, y)][votes] else (y, x)
                 beats.add((winner, loser))
@@ -48,15 +48,18 @@ def test_exactly_two_rules_survive_and_both_are_dictatorships():
 def test_independent_enumeration_agrees():
     counts, dictators = naive_enumeration()
     result = enumerate_iia_rules()
-    assert counts == {"transitive": int(result.transitive.sum()), "pareto": int(result.pareto.sum()),
-                      "both": len(result.survivors)}
+    assert counts == {
+        "transitive": int(result.transitive.sum()),
+        "pareto": int(result.pareto.sum()),
+        "both": len(result.survivors),
+    }
     assert sorted(map(tuple, dictators)) == [(0,), (1,)]
 
 
 def test_decision_table_of_a_dictator_copies_its_task():
     result = enumerate_iia_rules()
     for rule, task in result.dictator.items():
-        for (x, y), table in result.decision_table(rule).items():
+        for _pair, table in result.decision_table(rule).items():
             for votes, winner in table.items():
                 assert winner == votes[task]
 

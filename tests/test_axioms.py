@@ -7,6 +7,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import score_tables
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ import benchvote as bv
 from benchvote.axioms import field_margins, iia_flip, iia_report, pareto_violations
 from benchvote.data import load, load_table
 from benchvote.voting import copeland, ranked_pairs
-from conftest import score_tables
 
 
 def frame(values):
@@ -42,8 +42,12 @@ class TestPareto:
     @given(score_tables(min_tasks=1))
     def test_brute_force_for_a_constant_rule(self, table):
         m = table.shape[0]
-        expected = [(i, j) for i in range(m) for j in range(m)
-                    if i != j and all(table[i, k] > table[j, k] for k in range(table.shape[1]))]
+        expected = [
+            (i, j)
+            for i in range(m)
+            for j in range(m)
+            if i != j and all(table[i, k] > table[j, k] for k in range(table.shape[1]))
+        ]
         assert pareto_violations(table, rule=lambda s, h: np.zeros(len(s))) == expected
 
     def test_bad_rule_output(self):
@@ -76,8 +80,12 @@ class TestIIAFlip:
             result = iia_flip(s, pair=(a, b), protected=protected, pool=pool, rule=rule)
             leader, trailer = (a, b) if before > 0 else (b, a)
             assert (result.leader, result.trailer) == (leader, trailer)
-            flipping = [set(c) for k in range(1, len(pool) + 1) for c in combinations(pool, k)
-                         if order_of(s, protected, c, leader, trailer, rule) < 0]
+            flipping = [
+                set(c)
+                for k in range(1, len(pool) + 1)
+                for c in combinations(pool, k)
+                if order_of(s, protected, c, leader, trailer, rule) < 0
+            ]
             assert result.flippable == bool(flipping)
             if result.flippable:
                 # the certificate really reverses the pair, and no smaller subset does
@@ -130,14 +138,17 @@ class TestIIAFlip:
             ranks = bv.protected_ranking(lb.scores, lb.higher_is_better, protected=protected, added=row.certificate)
             assert ranks[row.trailer] < ranks[row.leader]
 
-    @pytest.mark.parametrize("kwargs, message", [
-        (dict(pair=("m0", "m5")), "protected"),
-        (dict(pair=("m0", "m0")), "distinct"),
-        (dict(pool=[]), "empty"),
-        (dict(pool=["m1"]), "both protected and in the pool"),
-        (dict(pool=["nope"]), "unknown"),
-        (dict(rule=copeland), "rule"),
-    ])
+    @pytest.mark.parametrize(
+        "kwargs, message",
+        [
+            (dict(pair=("m0", "m5")), "protected"),
+            (dict(pair=("m0", "m0")), "distinct"),
+            (dict(pool=[]), "empty"),
+            (dict(pool=["m1"]), "both protected and in the pool"),
+            (dict(pool=["nope"]), "unknown"),
+            (dict(rule=copeland), "rule"),
+        ],
+    )
     def test_bad_input(self, kwargs, message):
         s = frame(np.arange(24, dtype=float).reshape(6, 4) % 5)
         args = dict(pair=("m0", "m1"), protected=["m0", "m1", "m2"], pool=["m4", "m5"])

@@ -37,8 +37,16 @@ BUILD = ROOT / "_build"
 VENV = BUILD / "binder-venv"
 SHOTS = BUILD / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ENV_FILES = ["environment.yml", "postBuild", "requirements-binder.txt", "requirements-data.txt", "pyproject.toml"]
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -69,9 +77,15 @@ def _fingerprint() -> str:
 def binder_env(tmp_path_factory):
     """A venv with exactly what Binder installs, and private Jupyter folders configured by postBuild."""
     jupyter = tmp_path_factory.mktemp("jupyter")
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(jupyter / "config"), JUPYTER_DATA_DIR=str(jupyter / "data"),
-               JUPYTERLAB_SETTINGS_DIR=str(jupyter / "settings"), JUPYTERLAB_WORKSPACES_DIR=str(jupyter / "ws"),
-               JUPYTER_RUNTIME_DIR=str(jupyter / "runtime"), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(jupyter / "config"),
+        JUPYTER_DATA_DIR=str(jupyter / "data"),
+        JUPYTERLAB_SETTINGS_DIR=str(jupyter / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(jupyter / "ws"),
+        JUPYTER_RUNTIME_DIR=str(jupyter / "runtime"),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+    )
     env.pop("VIRTUAL_ENV", None)
     stamp = VENV / ".fingerprint"
     if not (stamp.is_file() and stamp.read_text() == _fingerprint()):
@@ -79,27 +93,42 @@ def binder_env(tmp_path_factory):
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         requirements = BUILD / "binder-requirements.txt"
         requirements.write_text("".join(usable(binder_pip_lines(), ROOT)))
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "--quiet", "-r", str(requirements)], cwd=ROOT,
-                       check=True, env=env)
+        subprocess.run(
+            [str(VENV / "bin" / "pip"), "install", "--quiet", "-r", str(requirements)], cwd=ROOT, check=True, env=env
+        )
         stamp.write_text(_fingerprint())
     env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env['PATH']}"
     subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, check=True, env=env, capture_output=True)
     # test-only: render every cell (JupyterLab 4 renders only the cells in view), so that the page can be searched
     overrides = Path(env["JUPYTER_CONFIG_DIR"]) / "labconfig" / "default_setting_overrides.json"
     settings = json.loads(overrides.read_text()) if overrides.is_file() else {}
-    assert settings.get("@jupyterlab/docmanager-extension:plugin", {}).get("defaultViewers", {}).get("markdown") \
-        == "Jupytext Notebook", "postBuild did not make .md files open as notebooks"
+    assert (
+        settings.get("@jupyterlab/docmanager-extension:plugin", {}).get("defaultViewers", {}).get("markdown")
+        == "Jupytext Notebook"
+    ), "postBuild did not make .md files open as notebooks"
     settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
     overrides.write_text(json.dumps(settings))
     return env
 
 
 def test_binder_environment_holds_no_test_or_build_tools(binder_env):
-    listed = subprocess.run([str(VENV / "bin" / "pip"), "list", "--format=json"], check=True, capture_output=True,
-                            text=True, env=binder_env).stdout
+    listed = subprocess.run(
+        [str(VENV / "bin" / "pip"), "list", "--format=json"], check=True, capture_output=True, text=True, env=binder_env
+    ).stdout
     names = {item["name"].lower().replace("_", "-") for item in json.loads(listed)}
-    for tool in ("pytest", "hypothesis", "playwright", "pref-voting", "jupyter-book", "numba", "ortools",
-                 "sphinx-proof", "sphinx-exercise", "sphinxcontrib-bibtex", "sphinx-book-theme"):
+    for tool in (
+        "pytest",
+        "hypothesis",
+        "playwright",
+        "pref-voting",
+        "jupyter-book",
+        "numba",
+        "ortools",
+        "sphinx-proof",
+        "sphinx-exercise",
+        "sphinxcontrib-bibtex",
+        "sphinx-book-theme",
+    ):
         assert tool not in names, f"the Binder environment installs {tool}"
     for needed in ("jupyterlab", "jupytext", "ipywidgets", "torch", "benchvote", "benchbench"):
         assert needed in names, f"the Binder environment lacks {needed}"
@@ -120,11 +149,23 @@ def lab(binder_env, tmp_path_factory):
         if path.is_file():
             shutil.copy(path, root / path.name)
     port, token = _free_port(), "benchvote-live-test"
-    proc = subprocess.Popen([str(VENV / "bin" / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1",
-                             f"--port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-                             "--allow-root",
-                             "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True"],
-                            env=binder_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            str(VENV / "bin" / "jupyter"),
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--allow-root",
+            "--LabApp.expose_app_in_browser=True",
+            "--ServerApp.disable_check_xsrf=True",
+        ],
+        env=binder_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(120):
         try:
@@ -160,30 +201,42 @@ def _open(browser, base, token, name):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     workspace = re.sub(r"\W", "-", name)  # a fresh workspace per document: no tab restored from another test
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?token={token}&reset")
-    page.wait_for_function("""name => window.jupyterapp && window.jupyterapp.shell.currentWidget
+    page.wait_for_function(
+        """name => window.jupyterapp && window.jupyterapp.shell.currentWidget
         && window.jupyterapp.shell.currentWidget.context
-        && window.jupyterapp.shell.currentWidget.context.path === name""", arg=name, timeout=90_000)
-    page.wait_for_function("""() => { const w = window.jupyterapp.shell.currentWidget;
+        && window.jupyterapp.shell.currentWidget.context.path === name""",
+        arg=name,
+        timeout=90_000,
+    )
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp.shell.currentWidget;
         return w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel
-            && w.sessionContext.session.kernel.status === 'idle'; }""", timeout=120_000)
+            && w.sessionContext.session.kernel.status === 'idle'; }""",
+        timeout=120_000,
+    )
     return page
 
 
 def _run_all(page, timeout_s=600):
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_timeout(1000)
-    page.wait_for_function("""() => { const w = window.jupyterapp.shell.currentWidget;
+    page.wait_for_function(
+        """() => { const w = window.jupyterapp.shell.currentWidget;
         const busy = w.sessionContext.session.kernel.status !== 'idle';
         const pending = [...document.querySelectorAll('.jp-InputArea-prompt')].some(p => p.textContent.includes('*'));
-        return !busy && !pending; }""", timeout=timeout_s * 1000, polling=500)
+        return !busy && !pending; }""",
+        timeout=timeout_s * 1000,
+        polling=500,
+    )
     tracebacks = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts() if "Traceback" in t]
     assert not tracebacks, f"a cell raised: {tracebacks[0][:1500]}"
 
 
 def _explorables(page, count):
     """The chapter's explorables once their scripts ran (JupyterLab runs the scripts of trusted outputs)."""
-    page.wait_for_function(f"() => document.querySelectorAll('.bv-explorable[data-mounted=yes]').length >= {count}",
-                           timeout=60_000)
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.bv-explorable[data-mounted=yes]').length >= {count}", timeout=60_000
+    )
     return page.locator(".bv-explorable[data-mounted=yes]")
 
 
@@ -232,8 +285,11 @@ def test_domain_explorer_is_live(lab, browser):
     page.wait_for_selector(".widget-checkbox input", timeout=60_000)
 
     def report():
-        texts = [t.strip() for t in page.locator(".widget-html-content").all_inner_texts()
-                 if "single-peaked" in t or "Tick at least" in t]
+        texts = [
+            t.strip()
+            for t in page.locator(".widget-html-content").all_inner_texts()
+            if "single-peaked" in t or "Tick at least" in t
+        ]
         return texts[-1]
 
     initial = report()
@@ -245,15 +301,25 @@ def test_domain_explorer_is_live(lab, browser):
     checked = [n for n, on in zip(names, states) if on and n not in groups]
     pick = next(k for k, (n, on) in enumerate(zip(names, states)) if n not in groups and not on)
     boxes.nth(pick).locator("input").click()
-    page.wait_for_function("old => [...document.querySelectorAll('.widget-html-content')]"
-                           ".filter(e => e.textContent.includes('single-peaked') || e.textContent.includes('Tick at'))"
-                           ".pop().textContent.trim() !== old", arg=initial, timeout=30_000)
+    page.wait_for_function(
+        "old => [...document.querySelectorAll('.widget-html-content')]"
+        ".filter(e => e.textContent.includes('single-peaked') || e.textContent.includes('Tick at'))"
+        ".pop().textContent.trim() !== old",
+        arg=initial,
+        timeout=30_000,
+    )
     ticked = report()
     page.screenshot(path=str(SHOTS / "live__domains_checkbox.png"), full_page=False)
     # the library's widget, built here with the chapter's models and used the same way
     widget = domain_explorer(models, checked)
-    html = [w for w in _walk(widget) if isinstance(w, widgets.HTML) and w.value and "<b>" not in w.value[:3]
-            and ("single-peaked" in w.value or "Tick at" in w.value)][0]
+    html = [
+        w
+        for w in _walk(widget)
+        if isinstance(w, widgets.HTML)
+        and w.value
+        and "<b>" not in w.value[:3]
+        and ("single-peaked" in w.value or "Tick at" in w.value)
+    ][0]
     assert initial == _html_text(html.value)
     [w for w in _walk(widget) if isinstance(w, widgets.Checkbox) and w.description == names[pick]][0].value = True
     assert ticked == _html_text(html.value)

@@ -7,13 +7,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
 import benchvote as bv
 from benchvote import diversity, kendall_w, rank, tie_correction
-from conftest import permutations_of, score_tables, strictly_increasing_transforms
 
 
 def direct_w(ranks):
@@ -28,8 +28,8 @@ def direct_w(ranks):
         col = list(ranks[:, j])
         for v in set(col):
             t = col.count(v)
-            t_total += t ** 3 - t
-    return 12 * s / (n ** 2 * (m ** 3 - m) - n * t_total)
+            t_total += t**3 - t
+    return 12 * s / (n**2 * (m**3 - m) - n * t_total)
 
 
 def benchbench_style_w(ranks):
@@ -38,7 +38,7 @@ def benchbench_style_w(ranks):
     n_items, n_raters = r.shape[1], r.shape[0]
     sums = r.sum(axis=0)
     ss = np.sum((sums - sums.mean()) ** 2)
-    return ss / (n_raters ** 2 * (n_items ** 3 - n_items) / 12)
+    return ss / (n_raters**2 * (n_items**3 - n_items) / 12)
 
 
 class TestKendallW:
@@ -124,8 +124,10 @@ class TestDiversity:
         assert diversity(s, higher_is_better=[True, False]).diversity == pytest.approx(1.0)
 
     def test_missing_handling_is_explicit(self):
-        s = pd.DataFrame({"a": [3.0, 2.0, 1.0, np.nan], "b": [3.0, 2.0, 1.0, 4.0], "c": [1.0, 2.0, 3.0, 0.0]},
-                         index=["m1", "m2", "m3", "m4"])
+        s = pd.DataFrame(
+            {"a": [3.0, 2.0, 1.0, np.nan], "b": [3.0, 2.0, 1.0, 4.0], "c": [1.0, 2.0, 3.0, 0.0]},
+            index=["m1", "m2", "m3", "m4"],
+        )
         with pytest.raises(ValueError, match="missing"):
             diversity(s)
         d = diversity(s, nan_policy="complete_models")
@@ -146,7 +148,8 @@ def test_kendall_w_refuses_ranks_that_are_not_midranks():
     # audit: column 0 sums like a ranking of three models (1 + 1 + 4 = 6) but a tie must share 1.5 and 1.5
     with pytest.raises(ValueError, match="midranks"):
         bv.kendall_w([[1.0, 1.0], [1.0, 2.0], [4.0, 3.0]])
-    # right sum and range, but equal values must carry the mean of their positions: (2, 2, 3, 3) is not (1.5, 1.5, 3.5, 3.5)
+    # right sum and range, but equal values must carry the mean of their positions:
+    # (2, 2, 3, 3) is not (1.5, 1.5, 3.5, 3.5)
     with pytest.raises(ValueError, match="midranks"):
         bv.kendall_w([[2.0, 1.0], [2.0, 2.0], [3.0, 3.0], [3.0, 4.0]])
     ranks = bv.rank(np.array([[2.0, 3.0], [2.0, 2.0], [1.0, 1.0]]))

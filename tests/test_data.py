@@ -10,11 +10,24 @@ from benchvote import data
 
 # Shapes reported in Table 1 of Zhang & Hardt (2024); MMLU ships 98 of the 100 models.
 PAPER_SHAPES = {
-    "GLUE": (87, 9), "SuperGLUE": (28, 8), "BigBenchHard": (107, 27), "MTEB": (83, 56), "OpenLLM": (100, 6),
-    "VTAB": (16, 19), "ImageNet": (112, 20), "BigCode": (41, 3), "HELM-accuracy": (67, 16),
-    "HELM-fairness": (67, 14), "HELM-robustness": (67, 14), "HEIM-alignment_auto": (26, 40),
-    "HEIM-quality_auto": (26, 12), "HEIM-aesthetics_auto": (26, 60), "HEIM-alignment_human": (26, 23),
-    "HEIM-nudity": (26, 20), "HEIM-quality_human": (26, 7), "HEIM-aesthetics_human": (26, 18),
+    "GLUE": (87, 9),
+    "SuperGLUE": (28, 8),
+    "BigBenchHard": (107, 27),
+    "MTEB": (83, 56),
+    "OpenLLM": (100, 6),
+    "VTAB": (16, 19),
+    "ImageNet": (112, 20),
+    "BigCode": (41, 3),
+    "HELM-accuracy": (67, 16),
+    "HELM-fairness": (67, 14),
+    "HELM-robustness": (67, 14),
+    "HEIM-alignment_auto": (26, 40),
+    "HEIM-quality_auto": (26, 12),
+    "HEIM-aesthetics_auto": (26, 60),
+    "HEIM-alignment_human": (26, 23),
+    "HEIM-nudity": (26, 20),
+    "HEIM-quality_human": (26, 7),
+    "HEIM-aesthetics_human": (26, 18),
 }
 
 

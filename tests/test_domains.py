@@ -10,9 +10,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchvote.domains import (average_rank_flips, deepest_ranking, distance_restriction_degree, domain_report, group_separable_tree,
-                               is_single_peaked_on, profile_majority, rankings_from_scores, single_peaked_axis,
-                               swap_distance, tukey_depth)
+from benchvote.domains import (
+    average_rank_flips,
+    deepest_ranking,
+    distance_restriction_degree,
+    domain_report,
+    group_separable_tree,
+    is_single_peaked_on,
+    profile_majority,
+    rankings_from_scores,
+    single_peaked_axis,
+    swap_distance,
+    tukey_depth,
+)
 from benchvote.voting import is_transitive
 
 MODELS = "abcdefgh"
@@ -43,8 +53,10 @@ def single_peaked_ranking(axis, peak, go_left):
 def single_peaked_profiles(draw, min_m=3, max_m=7, max_voters=6):
     m = draw(st.integers(min_m, max_m))
     axis = [MODELS[i] for i in draw(st.permutations(range(m)))]
-    return [single_peaked_ranking(axis, draw(st.integers(0, m - 1)), lambda: draw(st.booleans()))
-            for _ in range(draw(st.integers(1, max_voters)))]
+    return [
+        single_peaked_ranking(axis, draw(st.integers(0, m - 1)), lambda: draw(st.booleans()))
+        for _ in range(draw(st.integers(1, max_voters)))
+    ]
 
 
 @st.composite
@@ -198,12 +210,15 @@ def test_domain_report_on_the_paradox():
     assert r.distance_degree == 2
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([("a", "b", "c"), ("a", "b", "d")], "same set"),
-    ([("a", "b")], "at least 3"),
-    ([("a", "a", "b")], "twice"),
-    ([], "at least one"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([("a", "b", "c"), ("a", "b", "d")], "same set"),
+        ([("a", "b")], "at least 3"),
+        ([("a", "a", "b")], "twice"),
+        ([], "at least one"),
+    ],
+)
 def test_bad_profiles(bad, message):
     with pytest.raises(ValueError, match=message):
         single_peaked_axis(bad)
@@ -219,4 +234,6 @@ def test_rankings_from_scores_honours_the_tie_tolerance():
 
 def test_average_rank_flips_accepts_arrays():
     s = np.array([[3.0, 1.0], [2.0, 3.0], [1.0, 2.0]])
-    assert average_rank_flips(s, models=[0, 1], candidates=[2]) == average_rank_flips(pd.DataFrame(s), models=[0, 1], candidates=[2])
+    assert average_rank_flips(s, models=[0, 1], candidates=[2]) == average_rank_flips(
+        pd.DataFrame(s), models=[0, 1], candidates=[2]
+    )

@@ -1,4 +1,4 @@
-"""benchvote.explorables: the payloads against the library, and the in-page computations against the library in Chromium.
+"""benchvote.explorables: the payloads, and the in-page computations, against the library (in Chromium).
 
 The browser tests put explorables built on generated tables (ties, missing cells, lower-is-better tasks,
 corner weights) into one standalone page and drive every control (``explorable_checks``).  They need
@@ -12,17 +12,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from explorable_checks import CHECKS, controls_change_charts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import benchvote as bv
 from benchvote import explorables as ex
 
-from explorable_checks import CHECKS, controls_change_charts
-
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
 
 
@@ -38,38 +45,58 @@ def _table(rng, m, n, *, ties=True, missing=0.0):
 
 # ---------- payloads (no browser) ----------
 
+
 def test_model_toggle_payload_holds_the_library_counts():
     rng = np.random.default_rng(1)
     s = _table(rng, 7, 5, missing=0.2)
-    x = ex.model_toggle(s, [True, False, True, True, False], protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5", "M6"])
+    x = ex.model_toggle(
+        s, [True, False, True, True, False], protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5", "M6"]
+    )
     counts = bv.pairwise_wins(s.loc[["M0", "M1", "M2", "M3", "M4", "M5", "M6"]], [True, False, True, True, False])
     assert x.data["wins"] == counts.wins[:3].tolist()
     assert x.data["compared"] == counts.compared[:3].tolist()
-    assert x.data["base"] == bv.protected_ranking(s, [True, False, True, True, False], protected=["M0", "M1", "M2"]).tolist()
+    assert (
+        x.data["base"]
+        == bv.protected_ranking(s, [True, False, True, True, False], protected=["M0", "M1", "M2"]).tolist()
+    )
 
 
 def test_quantile_toggle_looks_up_every_subset():
     s = pd.DataFrame({"t1": [2, 3, 1, 0], "t2": [2, 3, 1, 4], "t3": [3, 1, 2, 0]}, index=list("ABCD"))
     x = ex.model_toggle(s, protected=["A", "B"], pool=["C", "D"], convention="quantile")
     assert len(x.data["lookup"]) == 4
-    assert x.data["lookup"][0b01] == bv.protected_ranking(s, protected=["A", "B"], added=["C"], convention="quantile").tolist()
-    assert x.data["lookup"][0b11] == bv.protected_ranking(s, protected=["A", "B"], added=["C", "D"], convention="quantile").tolist()
+    assert (
+        x.data["lookup"][0b01]
+        == bv.protected_ranking(s, protected=["A", "B"], added=["C"], convention="quantile").tolist()
+    )
+    assert (
+        x.data["lookup"][0b11]
+        == bv.protected_ranking(s, protected=["A", "B"], added=["C", "D"], convention="quantile").tolist()
+    )
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda s: ex.model_toggle(s, protected=["M0", "zz"], pool=["M2"]), "zz"),
-    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M1"]), "both protected and added"),
-    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M2"], checked=["M3"]), "M3"),
-    (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=[f"M{i}" for i in range(2, 12)], convention="quantile"), "at most 8"),
-    (lambda s: ex.label_noise(s, worst=[1.0]), "one weight"),
-    (lambda s: ex.label_noise(s, eps=1.5), "eps"),
-    (lambda s: ex.label_noise(s, top=1), "top"),
-    (lambda s: ex.missing_share(s, shares=[0.5]), "at least 2"),
-    (lambda s: ex.missing_share(s, shares=[0.0, 1.0]), "share"),
-    (lambda s: ex.effort([1.0, -1.0], [1.0, 1.0], ["a", "b"]), "positive"),
-    (lambda s: ex.effort([1.0], [1.0, 1.0], ["a", "b"]), "same positive length"),
-    (lambda s: ex.effort([1.0], [1.0], ["a"], budget=0), "budget"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: ex.model_toggle(s, protected=["M0", "zz"], pool=["M2"]), "zz"),
+        (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M1"]), "both protected and added"),
+        (lambda s: ex.model_toggle(s, protected=["M0", "M1"], pool=["M2"], checked=["M3"]), "M3"),
+        (
+            lambda s: ex.model_toggle(
+                s, protected=["M0", "M1"], pool=[f"M{i}" for i in range(2, 12)], convention="quantile"
+            ),
+            "at most 8",
+        ),
+        (lambda s: ex.label_noise(s, worst=[1.0]), "one weight"),
+        (lambda s: ex.label_noise(s, eps=1.5), "eps"),
+        (lambda s: ex.label_noise(s, top=1), "top"),
+        (lambda s: ex.missing_share(s, shares=[0.5]), "at least 2"),
+        (lambda s: ex.missing_share(s, shares=[0.0, 1.0]), "share"),
+        (lambda s: ex.effort([1.0, -1.0], [1.0, 1.0], ["a", "b"]), "positive"),
+        (lambda s: ex.effort([1.0], [1.0, 1.0], ["a", "b"]), "same positive length"),
+        (lambda s: ex.effort([1.0], [1.0], ["a"], budget=0), "budget"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_message(call, message):
     s = _table(np.random.default_rng(0), 12, 3, ties=False)
     with pytest.raises((ValueError, KeyError), match=message):
@@ -96,18 +123,22 @@ def test_label_noise_worst_case_comes_from_the_library():
     s = _table(np.random.default_rng(3), 9, 4, ties=False)
     x = ex.label_noise(s, eps=0.2, seed=0)
     from benchvote.sensitivity import cardinal_sensitivity
+
     r = cardinal_sensitivity(s, eps=0.2, method="relaxation", restarts=8, steps=100, polish_starts=16, seed=0)
     assert np.allclose(x.data["worst"], r.weights)
 
 
 # ---------- the page's computations against the library, in Chromium ----------
 
+
 def _explorables(rng):
     out = []
     s = _table(rng, 9, 5, missing=0.25)
     hib = [True, False, True, True, False]
     out.append(ex.model_toggle(s, hib, protected=["M0", "M1", "M2", "M3"], pool=["M4", "M5", "M6", "M7", "M8"]))
-    out.append(ex.model_toggle(s.iloc[:6], hib, protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5"], convention="quantile"))
+    out.append(
+        ex.model_toggle(s.iloc[:6], hib, protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5"], convention="quantile")
+    )
     textbook = pd.DataFrame({"t1": [1, 2, 3], "t2": [1, 2, 3], "t3": [2, 3, 1]}, index=list("ABC"))
     out.append(ex.model_toggle(textbook, False, protected=["A", "B"], pool=["C"], convention="quantile"))
     dense = _table(rng, 14, 6, ties=True)
@@ -126,8 +157,10 @@ def standalone(tmp_path_factory):
 
     page_file = tmp_path_factory.mktemp("explorables") / "page.html"
     body = "".join(x.to_html() for x in _explorables(np.random.default_rng(2026)))
-    page_file.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>explorables</title></head>"
-                         f"<body style='max-width:900px'>{body}</body></html>")
+    page_file.write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><title>explorables</title></head>"
+        f"<body style='max-width:900px'>{body}</body></html>"
+    )
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1000, "height": 900})
@@ -182,6 +215,7 @@ def test_keyboard_moves_a_slider(standalone):
 
 # ---------- invariances of the payloads ----------
 
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), m=st.integers(4, 7), n=st.integers(1, 4))
 def test_model_toggle_is_ordinal_and_follows_the_pool_order(seed, m, n):
@@ -190,9 +224,8 @@ def test_model_toggle_is_ordinal_and_follows_the_pool_order(seed, m, n):
     s = _table(rng, m, n, missing=0.2)
     protected, pool = list(s.index[:2]), list(s.index[2:])
     x = ex.model_toggle(s, protected=protected, pool=pool)
-    y = ex.model_toggle(s ** 3 + 7.0, protected=protected, pool=pool)
-    assert (x.data["wins"], x.data["compared"], x.data["base"]) == (y.data["wins"], y.data["compared"],
-                                                                    y.data["base"])
+    y = ex.model_toggle(s**3 + 7.0, protected=protected, pool=pool)
+    assert (x.data["wins"], x.data["compared"], x.data["base"]) == (y.data["wins"], y.data["compared"], y.data["base"])
     order = rng.permutation(len(pool))
     z = ex.model_toggle(s, protected=protected, pool=[pool[k] for k in order])
     cols = list(range(2)) + [2 + k for k in order]

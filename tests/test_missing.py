@@ -7,13 +7,21 @@ from math import comb, factorial
 
 import numpy as np
 import pytest
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
 
 import benchvote as bv
-from benchvote.missing import (compatible_matrix, expected_ranks, instance_robustness, pairwise_confidence,
-                               partial_borda, robustness_study, task_matrix, two_level_borda)
-from conftest import permutations_of, score_tables, strictly_increasing_transforms
+from benchvote.missing import (
+    compatible_matrix,
+    expected_ranks,
+    instance_robustness,
+    pairwise_confidence,
+    partial_borda,
+    robustness_study,
+    task_matrix,
+    two_level_borda,
+)
 
 ALL_PERMS = {n: np.array(list(permutations(range(n)))) for n in range(2, 9)}
 
@@ -181,13 +189,16 @@ class TestConfidence:
             pairwise_confidence([[1.0], [0.0]], delta=delta)
 
 
-@pytest.mark.parametrize("bad, message", [
-    (([0], 3), "at least 2 observed"),
-    (([0, 0], 3), "twice"),
-    (([0, 5], 3), "outside"),
-    (([0, 1.5], 3), "indices"),
-    (([0, 1], 1), "n must"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (([0], 3), "at least 2 observed"),
+        (([0, 0], 3), "twice"),
+        (([0, 5], 3), "outside"),
+        (([0, 1.5], 3), "indices"),
+        (([0, 1], 1), "n must"),
+    ],
+)
 def test_compatible_matrix_bad_input(bad, message):
     with pytest.raises(ValueError, match=message):
         compatible_matrix(*bad)

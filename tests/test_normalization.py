@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import score_tables
 from hypothesis import given
 
 from benchvote import dynamic_range, min_max, random_baseline, rank
-from conftest import score_tables
 
 
 class TestDynamicRange:

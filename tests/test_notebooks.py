@@ -77,11 +77,18 @@ def test_build_reads_only_markdown():
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapters_read_no_file_outside_the_library(md):
+    """Numbers come from benchvote (its shipped tables included) or are computed: no chapter opens a repository file."""
+    text = md.read_text(encoding="utf-8")
+    assert not re.search(r"\.\./(bench|data|lib)/|read_csv\(|open\(", text), f"{md.name} reads a file directly"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_shape(md):
     nb = jupytext.read(md)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "**What you will learn**" in markdown[:3000], f"{md.name} should open with what the reader will learn"
-    tail = markdown[markdown.rfind("\n## "):]
+    tail = markdown[markdown.rfind("\n## ") :]
     assert tail.startswith("\n## Exercises"), f"{md.name} should end with its exercises"
     assert markdown.count("{exercise}") >= 2
     assert markdown.count("{exercise}") == markdown.count("{solution-start}") + markdown.count("{solution}")
@@ -151,8 +158,11 @@ def test_figures_are_numbered_and_referenced(md):
     """Every named figure is cited with {numref}; no prose points at "the figure below" instead."""
     nb = jupytext.read(md)
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    names = [c.metadata["mystnb"]["figure"]["name"] for c in nb.cells
-             if c.metadata.get("mystnb", {}).get("figure", {}).get("name")]
+    names = [
+        c.metadata["mystnb"]["figure"]["name"]
+        for c in nb.cells
+        if c.metadata.get("mystnb", {}).get("figure", {}).get("name")
+    ]
     assert names, f"{md.name} has no named figure"
     unreferenced = [n for n in names if f"{{numref}}`{n}`" not in prose]
     assert not unreferenced, f"{md.name}: figures never cited with numref: {unreferenced}"
@@ -161,8 +171,9 @@ def test_figures_are_numbered_and_referenced(md):
     for c in nb.cells:
         caption = c.metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
         if caption:
-            assert "\n" not in caption.strip() and len(caption.split()) <= 16, \
+            assert "\n" not in caption.strip() and len(caption.split()) <= 16, (
                 f"{md.name}: captions are one short line, the explanation goes in the prose: {caption[:60]}"
+            )
 
 
 def _word_count(line: str) -> int:
@@ -175,8 +186,11 @@ def _word_count(line: str) -> int:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_sentences_are_short(page):
     """A course text reads in short sentences: at most 35 words each (one sentence per line, checked above)."""
-    long = [f"{page.name}:{n}: {_word_count(line)} words: {line.strip()[:70]}"
-            for n, line in _prose_lines(page.read_text()) if _word_count(line) > MAX_WORDS]
+    long = [
+        f"{page.name}:{n}: {_word_count(line)} words: {line.strip()[:70]}"
+        for n, line in _prose_lines(page.read_text())
+        if _word_count(line) > MAX_WORDS
+    ]
     assert not long, f"split sentences of more than {MAX_WORDS} words:\n" + "\n".join(long[:10])
 
 
@@ -213,8 +227,11 @@ def test_captions_name_leaderboards_the_code_uses(md):
         figure = cell.metadata.get("mystnb", {}).get("figure", {})
         caption = figure.get("caption", "")
         for name in names:
-            if (re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", caption) and f'"{name}"' not in code
-                    and (md.stem, name) not in CAPTION_NAMES_CHECKED_BY_HAND):
+            if (
+                re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", caption)
+                and f'"{name}"' not in code
+                and (md.stem, name) not in CAPTION_NAMES_CHECKED_BY_HAND
+            ):
                 wrong.append(f"{figure.get('name')}: {name}")
     assert not wrong, f"captions name leaderboards the code never loads: {wrong}"
 

@@ -28,8 +28,11 @@ def clean_venv(tmp_path_factory):
     """A fresh venv with the wheel built from this checkout and nothing else but its declared dependencies."""
     work = tmp_path_factory.mktemp("wheel")
     wheels = work / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = wheels.glob("benchvote-*.whl")
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -78,10 +81,14 @@ def test_declared_dependencies_are_what_the_library_imports():
 
 def test_every_table_loads_outside_the_checkout(clean_venv, tmp_path):
     python, _, _ = clean_venv
-    out = _run(python, "import benchvote as bv\nfrom benchvote import data\n"
-                       "names = data.list_tables()\n"
-                       "print(len(names), sum(data.load_table(n).size for n in names), bv.__version__)\n"
-                       "print(bv.__file__)", tmp_path)
+    out = _run(
+        python,
+        "import benchvote as bv\nfrom benchvote import data\n"
+        "names = data.list_tables()\n"
+        "print(len(names), sum(data.load_table(n).size for n in names), bv.__version__)\n"
+        "print(bv.__file__)",
+        tmp_path,
+    )
     count, cells, version, location = out.split()
     assert int(count) == len(data.list_tables())
     assert int(cells) == sum(data.load_table(n).size for n in data.list_tables())
@@ -92,7 +99,7 @@ def test_every_table_loads_outside_the_checkout(clean_venv, tmp_path):
 def test_the_readme_example_runs_as_printed(clean_venv, tmp_path):
     python, _, _ = clean_venv
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Using benchvote on your own leaderboard"):]
+    section = readme[readme.index("## Using benchvote on your own leaderboard") :]
     example = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
     data.load("GLUE").scores.to_csv(tmp_path / "my_leaderboard.csv")
     out = _run(python, example, tmp_path)
@@ -102,12 +109,14 @@ def test_the_readme_example_runs_as_printed(clean_venv, tmp_path):
 
 def test_without_torch_the_relaxation_says_how_to_install_it(clean_venv, tmp_path):
     python, _, _ = clean_venv
-    code = ("import numpy as np, benchvote as bv, sys\n"
-            "s = np.random.default_rng(0).random((6, 3))\n"
-            "print(bv.sensitivity.cardinal_sensitivity(s, eps=0.1).optimal)\n"  # few tasks: proven without torch
-            "try:\n    bv.sensitivity.cardinal_sensitivity(s, eps=0.1, method='relaxation')\n"
-            "except ImportError as e:\n    print('refused:', e)\n"
-            "print('torch' in sys.modules)")
+    code = (
+        "import numpy as np, benchvote as bv, sys\n"
+        "s = np.random.default_rng(0).random((6, 3))\n"
+        "print(bv.sensitivity.cardinal_sensitivity(s, eps=0.1).optimal)\n"  # few tasks: proven without torch
+        "try:\n    bv.sensitivity.cardinal_sensitivity(s, eps=0.1, method='relaxation')\n"
+        "except ImportError as e:\n    print('refused:', e)\n"
+        "print('torch' in sys.modules)"
+    )
     out = _run(python, code, tmp_path)
     assert out.splitlines()[0] == "True"
     assert "benchvote[relaxation]" in out and "download.pytorch.org/whl/cpu" in out

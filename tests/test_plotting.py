@@ -9,12 +9,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from conftest import score_tables  # noqa: E402
 from hypothesis import given  # noqa: E402
 
 from benchvote import rank  # noqa: E402
 from benchvote.plotting import bump_chart  # noqa: E402
 from benchvote.ranking import changed_pairs, flipped_pairs  # noqa: E402
-from conftest import score_tables  # noqa: E402
 
 
 @given(score_tables(min_tasks=2, max_tasks=2))
@@ -27,8 +27,9 @@ def test_flipped_pairs_brute_force(table):
 @given(score_tables(min_tasks=2, max_tasks=2))
 def test_changed_pairs_brute_force(table):
     a, b = rank(table[:, 0]), rank(table[:, 1])
-    expected = [(i, j) for i in range(len(a)) for j in range(i + 1, len(a))
-                if np.sign(a[i] - a[j]) != np.sign(b[i] - b[j])]
+    expected = [
+        (i, j) for i in range(len(a)) for j in range(i + 1, len(a)) if np.sign(a[i] - a[j]) != np.sign(b[i] - b[j])
+    ]
     assert changed_pairs(a, b) == expected
     assert set(flipped_pairs(a, b)) <= {p for q in expected for p in (q, q[::-1])}
 

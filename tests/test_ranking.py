@@ -7,12 +7,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
 from benchvote import kendall_tau_distance, max_rank_change, rank
-from conftest import permutations_of, score_tables, strictly_increasing_transforms
 
 
 def brute_rank(x):
@@ -78,12 +78,15 @@ class TestRank:
     def test_invariant_under_increasing_transform(self, table, f):
         assert np.array_equal(rank(f(table)), rank(table))
 
-    @pytest.mark.parametrize("bad, message", [
-        ([1.0, np.nan], "missing"),
-        ([1.0, np.inf], "infinite"),
-        (["a", "b"], "numeric"),
-        (np.zeros((2, 2, 2)), "1-D or 2-D"),
-    ])
+    @pytest.mark.parametrize(
+        "bad, message",
+        [
+            ([1.0, np.nan], "missing"),
+            ([1.0, np.inf], "infinite"),
+            (["a", "b"], "numeric"),
+            (np.zeros((2, 2, 2)), "1-D or 2-D"),
+        ],
+    )
     def test_bad_input(self, bad, message):
         with pytest.raises(ValueError, match=message):
             rank(bad)
@@ -164,7 +167,9 @@ def test_exact_midranks_agree_with_rank(values):
     from benchvote.ranking import exact_midranks
 
     assert np.array_equal(exact_midranks(values), rank(np.array(values, dtype=float), tol=0.0))
-    assert np.array_equal(exact_midranks([Fraction(v) for v in values], 1), rank(np.array(values, dtype=float), tol=1.0))
+    assert np.array_equal(
+        exact_midranks([Fraction(v) for v in values], 1), rank(np.array(values, dtype=float), tol=1.0)
+    )
 
 
 @given(st.data())

@@ -57,12 +57,15 @@ def test_labelled_input_and_leaderboard_comparisons():
     assert np.allclose(r.ratings.to_numpy(), 0.0, atol=1e-8)  # the cyclic profile is perfectly balanced
 
 
-@pytest.mark.parametrize("w, message", [
-    ([[0, 1], [1, 0], [0, 0]], "square"),
-    ([[0, -1], [1, 0]], "non-negative"),
-    ([[0, 1, 0], [1, 0, 0], [0, 0, 0]], "no comparisons"),
-    ([[0, 1, 1], [0, 0, 1], [0, 0, 0]], "strongly connected"),
-])
+@pytest.mark.parametrize(
+    "w, message",
+    [
+        ([[0, 1], [1, 0], [0, 0]], "square"),
+        ([[0, -1], [1, 0]], "non-negative"),
+        ([[0, 1, 0], [1, 0, 0], [0, 0, 0]], "no comparisons"),
+        ([[0, 1, 1], [0, 0, 1], [0, 0, 0]], "strongly connected"),
+    ],
+)
 def test_bad_input(w, message):
     with pytest.raises(ValueError, match=message):
         bradley_terry(w)
@@ -95,7 +98,9 @@ class TestElo:
         assert list(np.argsort(r)) == [0, 1, 2, 3, 4]
         assert bv.kendall_tau_distance(bv.rank(r), bv.rank(bv.mean_win_rate(s))) == 0.0
 
-    @pytest.mark.parametrize("matches, message", [([(0, 0, 1.0)], "cannot play itself"), ([(0, 1, 2.0)], "0, 0.5 or 1")])
+    @pytest.mark.parametrize(
+        "matches, message", [([(0, 0, 1.0)], "cannot play itself"), ([(0, 1, 2.0)], "0, 0.5 or 1")]
+    )
     def test_bad_matches(self, matches, message):
         with pytest.raises(ValueError, match=message):
             elo(matches, 2)

@@ -73,9 +73,25 @@ def test_resolution_contains_no_cuda_package(name, tmp_path):
     requirements.write_text("".join(usable((ROOT / name).read_text().splitlines(keepends=True), ROOT)))
     report = tmp_path / "report.json"
     # the venv's interpreter drives this interpreter's pip: a fresh environment, nothing installed
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--dry-run",
-                    "--ignore-installed", "--quiet", "--report", str(report), "-r", str(requirements)],
-                   check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--quiet",
+            "--report",
+            str(report),
+            "-r",
+            str(requirements),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     installs = json.loads(report.read_text())["install"]
     names = {item["metadata"]["name"].lower(): item["metadata"]["version"] for item in installs}
     assert names.get("torch", "").endswith("+cpu"), names.get("torch")

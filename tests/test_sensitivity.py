@@ -12,9 +12,16 @@ from scipy.optimize import linprog
 
 import benchvote as bv
 from benchvote.aggregation import protected_ranking
-from benchvote.sensitivity import (cardinal_sensitivity, cardinal_sensitivity_exact, default_eps, default_protected,
-                                   no_intercept_fit, ordinal_sensitivity, ordinal_sensitivity_exact,
-                                   subset_agreement)
+from benchvote.sensitivity import (
+    cardinal_sensitivity,
+    cardinal_sensitivity_exact,
+    default_eps,
+    default_protected,
+    no_intercept_fit,
+    ordinal_sensitivity,
+    ordinal_sensitivity_exact,
+    subset_agreement,
+)
 
 
 def brute_cardinal(s, eps):
@@ -27,8 +34,13 @@ def brute_cardinal(s, eps):
         for subset in combinations(pairs, size):
             d = np.array([s[i] - s[j] for i, j in subset])
             # maximise t with d a + t <= 0, a in [eps, 1]: feasible with t > 0 iff all reversals are strict
-            res = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d, np.ones((size, 1))]), b_ub=np.zeros(size),
-                          bounds=[(eps, 1)] * n + [(None, 1)], method="highs")
+            res = linprog(
+                np.r_[np.zeros(n), -1.0],
+                A_ub=np.hstack([d, np.ones((size, 1))]),
+                b_ub=np.zeros(size),
+                bounds=[(eps, 1)] * n + [(None, 1)],
+                method="highs",
+            )
             if res.status == 0 and -res.fun > 1e-9:
                 return size
         if best:
@@ -55,8 +67,11 @@ def random_cardinal(seed, m=5, n=3):
 
 def random_ordinal(seed, m=8, n=4, p=3):
     rng = np.random.default_rng(seed)
-    s = pd.DataFrame(rng.integers(0, 6, size=(m, n)).astype(float),
-                     index=[f"m{i}" for i in range(m)], columns=[f"t{k}" for k in range(n)])
+    s = pd.DataFrame(
+        rng.integers(0, 6, size=(m, n)).astype(float),
+        index=[f"m{i}" for i in range(m)],
+        columns=[f"t{k}" for k in range(n)],
+    )
     order = list(bv.mean_win_rate(s).sort_values(ascending=False).index)
     return s, order[:p], order[p:]
 
@@ -134,7 +149,9 @@ class TestCardinalRelaxation:
         for seed in range(20):
             s = random_cardinal(100 + seed, m=8, n=4)
             exact = cardinal_sensitivity_exact(s, eps=0.05)
-            relaxed = cardinal_sensitivity(s, method="relaxation", eps=0.05, restarts=8, steps=60, polish_starts=16, seed=seed)
+            relaxed = cardinal_sensitivity(
+                s, method="relaxation", eps=0.05, restarts=8, steps=60, polish_starts=16, seed=seed
+            )
             assert relaxed.n_flipped <= exact.n_flipped
             hits += relaxed.n_flipped == exact.n_flipped
         assert hits >= 17  # measured 20 of 20; polish makes the relaxation nearly exact on small instances
@@ -163,11 +180,19 @@ class TestCardinalRelaxation:
     def test_adding_a_constant_to_a_task_changes_nothing(self):
         s = random_cardinal(9, m=8, n=3)
         shifted = s + np.array([0.0, 10.0, -4.0])
-        assert cardinal_sensitivity_exact(s, eps=0.05).n_flipped == cardinal_sensitivity_exact(shifted, eps=0.05).n_flipped
+        assert (
+            cardinal_sensitivity_exact(s, eps=0.05).n_flipped == cardinal_sensitivity_exact(shifted, eps=0.05).n_flipped
+        )
 
-    @pytest.mark.parametrize("kwargs, message", [
-        (dict(eps=0.0), "eps"), (dict(eps=1.0), "eps"), (dict(eps=1.5), "eps"), (dict(normalize="minmax"), "normalize"),
-    ])
+    @pytest.mark.parametrize(
+        "kwargs, message",
+        [
+            (dict(eps=0.0), "eps"),
+            (dict(eps=1.0), "eps"),
+            (dict(eps=1.5), "eps"),
+            (dict(normalize="minmax"), "normalize"),
+        ],
+    )
     def test_bad_options(self, kwargs, message):
         with pytest.raises(ValueError, match=message):
             cardinal_sensitivity(random_cardinal(0), method="relaxation", restarts=1, steps=1, **kwargs)
@@ -184,7 +209,9 @@ class TestCardinalRelaxation:
         options = dict(eps=0.01, time_limit=0.05, restarts=4, steps=30, polish_starts=4, seed=2)
         auto = cardinal_sensitivity(s, **options)
         exact = cardinal_sensitivity_exact(s, eps=0.01, time_limit=0.05, seed=2)
-        relaxed = cardinal_sensitivity(s, method="relaxation", **{k: v for k, v in options.items() if k != "time_limit"})
+        relaxed = cardinal_sensitivity(
+            s, method="relaxation", **{k: v for k, v in options.items() if k != "time_limit"}
+        )
         assert auto.n_flipped >= max(relaxed.n_flipped, exact.n_flipped)  # the better one, recounted exactly
         assert auto.upper_bound is not None and auto.tau_distance <= auto.upper_bound
         assert auto.optimal == (auto.tau_distance >= auto.upper_bound)
@@ -244,8 +271,10 @@ class TestOrdinal:
     def test_invariant_under_increasing_task_transforms(self):
         s, protected, pool = random_ordinal(42, m=10, n=5, p=4)
         transformed = s * np.array([2.0, 0.5, 10.0, 1.0, 3.0]) + np.array([1.0, -2.0, 0.0, 7.0, 0.1])
-        for f in (lambda x: ordinal_sensitivity_exact(x, protected=protected),
-                  lambda x: ordinal_sensitivity(x, protected=protected, restarts=8, steps=40, seed=3)):
+        for f in (
+            lambda x: ordinal_sensitivity_exact(x, protected=protected),
+            lambda x: ordinal_sensitivity(x, protected=protected, restarts=8, steps=40, seed=3),
+        ):
             a, b = f(s), f(transformed)
             assert a.tau_distance == b.tau_distance and a.added == b.added
 
@@ -279,7 +308,9 @@ def test_subset_agreement_brute_force():
     full = bv.rank(s.mean(axis=1))
     table = subset_agreement(s, sizes=[1, 2], samples=100)
     for size in (1, 2):
-        taus = [bv.kendall_tau_distance(full, bv.rank(s[:, list(c)].mean(axis=1))) for c in combinations(range(4), size)]
+        taus = [
+            bv.kendall_tau_distance(full, bv.rank(s[:, list(c)].mean(axis=1))) for c in combinations(range(4), size)
+        ]
         assert table.loc[size, "min_tau_distance"] == pytest.approx(min(taus))
         assert table.loc[size, "subsets"] == len(taus)
     with pytest.raises(ValueError, match="sizes"):
@@ -547,8 +578,9 @@ def brute_ordinal_exact(scores, protected, pool):
     for size in range(len(pool) + 1):
         for added in combinations(pool, size):
             after = ranks(protected + list(added))
-            flips = sum(1 for a in range(len(alone)) for b in range(len(alone))
-                        if alone[a] < alone[b] and after[a] > after[b])
+            flips = sum(
+                1 for a in range(len(alone)) for b in range(len(alone)) if alone[a] < alone[b] and after[a] > after[b]
+            )
             if flips > best:
                 best, best_set = flips, added
     return best, best_set
@@ -557,13 +589,16 @@ def brute_ordinal_exact(scores, protected, pool):
 class TestOrdinalDisjointCoverage:
     def test_audit_instance(self):
         # audit defect 4: the best added set holds D and E, which share no task
-        s = pd.DataFrame([[2, 1, 0], [0, 2, 0], [1, 1, 2], [1, np.nan, np.nan], [np.nan, 1, 2]],
-                         index=list("ABCDE"), dtype=float)
+        s = pd.DataFrame(
+            [[2, 1, 0], [0, 2, 0], [1, 1, 2], [1, np.nan, np.nan], [np.nan, 1, 2]], index=list("ABCDE"), dtype=float
+        )
         truth, best_set = brute_ordinal_exact(s, ["A", "B", "C"], ["D", "E"])
         assert best_set == ("D", "E")
-        for r in (ordinal_sensitivity_exact(s, protected=["A", "B", "C"]),
-                  ordinal_sensitivity_exact(s, protected=["A", "B", "C"], method="milp"),
-                  ordinal_sensitivity(s, protected=["A", "B", "C"], restarts=4, steps=20)):
+        for r in (
+            ordinal_sensitivity_exact(s, protected=["A", "B", "C"]),
+            ordinal_sensitivity_exact(s, protected=["A", "B", "C"], method="milp"),
+            ordinal_sensitivity(s, protected=["A", "B", "C"], restarts=4, steps=20),
+        ):
             assert r.n_flipped == truth and set(r.added) == {"D", "E"}
         assert ordinal_sensitivity_exact(s, protected=["A", "B", "C"]).optimal
         with pytest.raises(ValueError, match="protected models explicitly"):
@@ -575,8 +610,10 @@ class TestOrdinalDisjointCoverage:
         p = data.draw(st.integers(2, 4))
         q = data.draw(st.integers(1, 5))
         n = data.draw(st.integers(2, 5))
-        values = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=n, max_size=n),
-                                             min_size=p + q, max_size=p + q)), dtype=float)
+        values = np.array(
+            data.draw(st.lists(st.lists(st.integers(0, 4), min_size=n, max_size=n), min_size=p + q, max_size=p + q)),
+            dtype=float,
+        )
         # pool models cover disjoint halves of the tasks, so pool pairs may share no task
         for k in range(q):
             hidden = [t for t in range(n) if (t + k) % 2 == 0] if data.draw(st.booleans()) else []

@@ -24,8 +24,16 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def toc_pages() -> list[str]:
@@ -116,7 +124,8 @@ def test_page_renders_offline(server, browser, path):
         assert not outside, f"requests left 127.0.0.1: {outside[:5]}"
         assert not problems, "\n".join(problems[:10])
         broken = page.evaluate(
-            "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+            "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+        )
         assert not broken, f"images that did not load: {broken}"
         html = page.content()
         if 'class="math' in html or "\\(" in html:
@@ -151,11 +160,13 @@ def test_chapters_offer_binder_and_ipynb(server, browser):
         assert f"{Path(path).stem}.ipynb" in html, f"{path}: the Binder link should open the .ipynb twin"
 
 
-EXPECTED_EXPLORABLES = {"notebooks/elections.html": ["model-toggle", "model-toggle"],
-                        "notebooks/arrow.html": ["model-toggle"],
-                        "notebooks/tradeoff.html": ["label-noise"],
-                        "notebooks/missing.html": ["missing-share", "cell-knockout"],
-                        "notebooks/strategy.html": ["effort"]}
+EXPECTED_EXPLORABLES = {
+    "notebooks/elections.html": ["model-toggle", "model-toggle"],
+    "notebooks/arrow.html": ["model-toggle"],
+    "notebooks/tradeoff.html": ["label-noise"],
+    "notebooks/missing.html": ["missing-share", "cell-knockout"],
+    "notebooks/strategy.html": ["effort"],
+}
 CONTROLS = "input:not([type=hidden]), select, textarea, button, [role=slider], [contenteditable=true]"
 
 
@@ -203,7 +214,8 @@ def test_no_dead_controls(server, browser, path):
         loose = outputs.locator(CONTROLS).evaluate_all(
             "cs => cs.filter(c => !c.closest('.bv-explorable') && !c.classList.contains('copybtn')"
             " && !c.disabled && c.offsetParent !== null)"
-            ".map(c => c.outerHTML.slice(0, 120))")
+            ".map(c => c.outerHTML.slice(0, 120))"
+        )
         assert not loose, f"controls that cannot work without a kernel: {loose[:3]}"
         assert page.locator(".jupyter-widgets .widget-checkbox, .jupyter-widgets .widget-slider").count() == 0
         used = 0

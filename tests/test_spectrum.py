@@ -30,8 +30,11 @@ def test_scaling_is_pca_on_the_correlation_matrix():
 
 
 def test_components_for_and_labels():
-    df = pd.DataFrame(np.outer([1.0, 2.0, 3.0], [1.0, 1.0]) + np.array([[0, 0.1], [0, -0.1], [0, 0]]),
-                      index=["a", "b", "c"], columns=["t1", "t2"])
+    df = pd.DataFrame(
+        np.outer([1.0, 2.0, 3.0], [1.0, 1.0]) + np.array([[0, 0.1], [0, -0.1], [0, 0]]),
+        index=["a", "b", "c"],
+        columns=["t1", "t2"],
+    )
     r = benchmark_pca(df)
     assert list(r.pc1_scores.index) == ["a", "b", "c"] and list(r.pc1_loadings.index) == ["t1", "t2"]
     assert r.components_for(0.9) == 1 and r.components_for(1.0) == 2

@@ -18,9 +18,14 @@ def log_family(a, b):
 
 def scipy_optimum(f, budget):
     n = len(f)
-    res = minimize(lambda x: -sum(fi(xi) for fi, xi in zip(f, x)), np.full(n, budget / n), method="SLSQP",
-                   bounds=[(0, budget)] * n, constraints=[{"type": "eq", "fun": lambda x: x.sum() - budget}],
-                   options={"ftol": 1e-14, "maxiter": 1000})
+    res = minimize(
+        lambda x: -sum(fi(xi) for fi, xi in zip(f, x)),
+        np.full(n, budget / n),
+        method="SLSQP",
+        bounds=[(0, budget)] * n,
+        constraints=[{"type": "eq", "fun": lambda x: x.sum() - budget}],
+        options={"ftol": 1e-14, "maxiter": 1000},
+    )
     return res.x, -res.fun
 
 
@@ -66,13 +71,16 @@ def test_linear_returns_go_to_the_best_task():
     assert r.allocation.tolist() == [3.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(marginal_returns=[lambda x: 1 - x], budget=-1.0), "budget"),
-    (dict(marginal_returns=[lambda x: 1 - x], budget=0.0), "budget"),
-    (dict(marginal_returns=[], budget=1.0), "at least one"),
-    (dict(marginal_returns=[lambda x: 1 + x], budget=1.0), "not concave"),
-    (dict(marginal_returns=[lambda x: 1 - x], inverses=[None, None]), "one entry"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(marginal_returns=[lambda x: 1 - x], budget=-1.0), "budget"),
+        (dict(marginal_returns=[lambda x: 1 - x], budget=0.0), "budget"),
+        (dict(marginal_returns=[], budget=1.0), "at least one"),
+        (dict(marginal_returns=[lambda x: 1 + x], budget=1.0), "not concave"),
+        (dict(marginal_returns=[lambda x: 1 - x], inverses=[None, None]), "one entry"),
+    ],
+)
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         water_filling(**kwargs)

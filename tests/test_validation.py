@@ -17,14 +17,28 @@ import pandas as pd
 import pytest
 
 import benchvote as bv
-from benchvote import axioms, concordance, domains, missing, normalization, ratings, sensitivity, spectrum, strategy, voting
+from benchvote import (
+    axioms,
+    concordance,
+    domains,
+    missing,
+    normalization,
+    ratings,
+    sensitivity,
+    spectrum,
+    strategy,
+    voting,
+)
 from benchvote._validation import UnknownLabelError, as_label_list, check_number, constant_tasks
 from benchvote.ranking import exact_midranks
 
 PACKAGE = Path(bv.__file__).resolve().parent
 
-GOOD = pd.DataFrame([[5.0, 1.0, 3.0], [4.0, 2.5, 1.0], [3.0, 5.0, 2.0], [2.0, 4.0, 5.0], [1.0, 3.0, 4.5]],
-                    index=[f"m{i}" for i in range(5)], columns=["t0", "t1", "t2"])
+GOOD = pd.DataFrame(
+    [[5.0, 1.0, 3.0], [4.0, 2.5, 1.0], [3.0, 5.0, 2.0], [2.0, 4.0, 5.0], [1.0, 3.0, 4.5]],
+    index=[f"m{i}" for i in range(5)],
+    columns=["t0", "t1", "t2"],
+)
 
 
 def _with(frame: pd.DataFrame, row: int, col: int, value) -> pd.DataFrame:
@@ -61,8 +75,11 @@ TABLE_FUNCTIONS = {
     "mean_win_rate": (lambda s: bv.mean_win_rate(s), "scores", {"nan"}),
     "borda": (lambda s: bv.borda(s), "scores", set()),
     "task_ranks": (lambda s: bv.task_ranks(s), "scores", {"nan"}),
-    "protected_ranking": (lambda s: bv.protected_ranking(s, protected=[0, 1] if not isinstance(s, pd.DataFrame) else P),
-                          "scores", {"nan"}),
+    "protected_ranking": (
+        lambda s: bv.protected_ranking(s, protected=[0, 1] if not isinstance(s, pd.DataFrame) else P),
+        "scores",
+        {"nan"},
+    ),
     # normalisation maps each task on its own: missing cells pass through, one model is enough
     "dynamic_range": (lambda s: normalization.dynamic_range(s, low=0.0, high=10.0), "scores", {"nan", "one_model"}),
     "random_baseline": (lambda s: normalization.random_baseline(s, baseline=0.0), "scores", {"nan", "one_model"}),
@@ -80,13 +97,26 @@ TABLE_FUNCTIONS = {
     "iia_flip": (lambda s: axioms.iia_flip(s, pair=tuple(_sets(s)[0]), **_named_sets(s)), "scores", {"nan"}),
     "iia_report": (lambda s: axioms.iia_report(s, **_named_sets(s)), "scores", {"nan"}),
     "default_eps": (lambda s: sensitivity.default_eps(s), "scores", set()),
-    "cardinal_sensitivity": (lambda s: sensitivity.cardinal_sensitivity(s, eps=0.1, method="relaxation", restarts=2, steps=2, polish=False),
-                             "scores", set()),
-    "cardinal_sensitivity_exact": (lambda s: sensitivity.cardinal_sensitivity_exact(s, eps=0.1, time_limit=5),
-                                   "scores", set()),
-    "ordinal_sensitivity": (lambda s: sensitivity.ordinal_sensitivity(s, protected=_sets(s)[0], restarts=2, steps=2),
-                            "scores", {"nan"}),
-    "ordinal_sensitivity_exact": (lambda s: sensitivity.ordinal_sensitivity_exact(s, protected=_sets(s)[0]), "scores", {"nan"}),
+    "cardinal_sensitivity": (
+        lambda s: sensitivity.cardinal_sensitivity(s, eps=0.1, method="relaxation", restarts=2, steps=2, polish=False),
+        "scores",
+        set(),
+    ),
+    "cardinal_sensitivity_exact": (
+        lambda s: sensitivity.cardinal_sensitivity_exact(s, eps=0.1, time_limit=5),
+        "scores",
+        set(),
+    ),
+    "ordinal_sensitivity": (
+        lambda s: sensitivity.ordinal_sensitivity(s, protected=_sets(s)[0], restarts=2, steps=2),
+        "scores",
+        {"nan"},
+    ),
+    "ordinal_sensitivity_exact": (
+        lambda s: sensitivity.ordinal_sensitivity_exact(s, protected=_sets(s)[0]),
+        "scores",
+        {"nan"},
+    ),
     "default_protected": (lambda s: sensitivity.default_protected(s), "scores", {"nan"}),
     "subset_agreement": (lambda s: sensitivity.subset_agreement(s, sizes=[1]), "scores", set()),
     "knock_out": (lambda s: missing.knock_out(s, 0.2), "scores", {"nan"}),
@@ -97,7 +127,11 @@ TABLE_FUNCTIONS = {
     "two_level_borda": (lambda s: missing.two_level_borda([s, s]), "instance_scores", {"nan"}),
     "pairwise_confidence": (lambda s: missing.pairwise_confidence(s), "scores", {"nan"}),
     "rankings_from_scores": (lambda s: domains.rankings_from_scores(s), "scores", {"one_model"}),
-    "average_rank_flips": (lambda s: domains.average_rank_flips(s, True, **dict(zip(('models', 'candidates'), _sets(s)))), "scores", set()),
+    "average_rank_flips": (
+        lambda s: domains.average_rank_flips(s, True, **dict(zip(("models", "candidates"), _sets(s)))),
+        "scores",
+        set(),
+    ),
     "comparison_matrix": (lambda s: ratings.comparison_matrix(s), "scores", {"nan"}),
     "matches_from_scores": (lambda s: ratings.matches_from_scores(s), "scores", {"nan"}),
     "benchmark_pca": (lambda s: spectrum.benchmark_pca(s), "scores", set()),
@@ -156,10 +190,28 @@ def test_bad_table(name, kind):
     _assert_refused_by_benchvote(lambda: call(table), words, argument)
 
 
-DIRECTED = ["rank", "diversity", "pairwise_wins", "mean_win_rate", "borda", "task_ranks", "majority_counts",
-            "condorcet_cycles", "copeland", "ranked_pairs", "kemeny", "expected_ranks", "partial_borda",
-            "pairwise_confidence", "rankings_from_scores", "comparison_matrix", "default_protected",
-            "ordinal_sensitivity_exact", "field_margins", "subset_agreement"]
+DIRECTED = [
+    "rank",
+    "diversity",
+    "pairwise_wins",
+    "mean_win_rate",
+    "borda",
+    "task_ranks",
+    "majority_counts",
+    "condorcet_cycles",
+    "copeland",
+    "ranked_pairs",
+    "kemeny",
+    "expected_ranks",
+    "partial_borda",
+    "pairwise_confidence",
+    "rankings_from_scores",
+    "comparison_matrix",
+    "default_protected",
+    "ordinal_sensitivity_exact",
+    "field_margins",
+    "subset_agreement",
+]
 
 
 def _directed_call(name):
@@ -201,7 +253,11 @@ BAD_PARAMETERS = {
     "rank tol=nan": (lambda: bv.rank(GOOD, tol=NAN), "tol", ("finite",)),
     "rank nan_policy": (lambda: bv.rank(GOOD, nan_policy="drop"), "nan_policy", ("one of",)),
     "mean_win_rate tol='0'": (lambda: bv.mean_win_rate(GOOD, tol="0"), "tol", ("number",)),
-    "mean_win_rate convention": (lambda: bv.mean_win_rate(GOOD, convention="helm2"), "convention", ("one of", "must be")),
+    "mean_win_rate convention": (
+        lambda: bv.mean_win_rate(GOOD, convention="helm2"),
+        "convention",
+        ("one of", "must be"),
+    ),
     "borda tol=-1": (lambda: bv.borda(GOOD, tol=-1.0), "tol", (">=",)),
     "default_eps tol=None": (lambda: sensitivity.default_eps(GOOD, tol=None), "tol", ("number",)),
     "cardinal eps='0.1'": (lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps="0.1"), "eps", ("number",)),
@@ -209,45 +265,80 @@ BAD_PARAMETERS = {
     "cardinal eps=0": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.0), "eps", (">",)),
     "cardinal eps=nan": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=NAN), "eps", ("finite",)),
     "cardinal tol=None": (lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps=0.1, tol=None), "tol", ("number",)),
-    "cardinal time_limit=-1": (lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps=0.1, time_limit=-1),
-                               "time_limit", (">",)),
-    "cardinal method": (lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps=0.1, method="simplex"), "method",
-                        ("one of",)),
-    "cardinal normalize": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.1, normalize="l2"), "normalize",
-                           ("one of",)),
+    "cardinal time_limit=-1": (
+        lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps=0.1, time_limit=-1),
+        "time_limit",
+        (">",),
+    ),
+    "cardinal method": (
+        lambda: sensitivity.cardinal_sensitivity_exact(GOOD, eps=0.1, method="simplex"),
+        "method",
+        ("one of",),
+    ),
+    "cardinal normalize": (
+        lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.1, normalize="l2"),
+        "normalize",
+        ("one of",),
+    ),
     "cardinal restarts=0": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.1, restarts=0), "restarts", (">=",)),
     "cardinal steps=1.5": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.1, steps=1.5), "steps", ("integer",)),
     "cardinal seed='a'": (lambda: sensitivity.cardinal_sensitivity(GOOD, eps=0.1, seed="a"), "seed", ("integer",)),
     "ordinal kicks=-1": (lambda: sensitivity.ordinal_sensitivity(GOOD, protected=P, kicks=-1), "kicks", (">=",)),
     "ordinal restarts=0": (lambda: sensitivity.ordinal_sensitivity(GOOD, protected=P, restarts=0), "restarts", (">=",)),
-    "ordinal_exact time_limit=-1": (lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=P, time_limit=-1),
-                                    "time_limit", (">",)),
-    "ordinal_exact method": (lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=P, method="brute"), "method",
-                             ("one of",)),
-    "ordinal protected string": (lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected="m0"), "protected",
-                                 ("string",)),
-    "ordinal protected unknown": (lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=["m0", "zz"]), "protected",
-                                  ("unknown",)),
+    "ordinal_exact time_limit=-1": (
+        lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=P, time_limit=-1),
+        "time_limit",
+        (">",),
+    ),
+    "ordinal_exact method": (
+        lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=P, method="brute"),
+        "method",
+        ("one of",),
+    ),
+    "ordinal protected string": (
+        lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected="m0"),
+        "protected",
+        ("string",),
+    ),
+    "ordinal protected unknown": (
+        lambda: sensitivity.ordinal_sensitivity_exact(GOOD, protected=["m0", "zz"]),
+        "protected",
+        ("unknown",),
+    ),
     "default_protected share=1": (lambda: sensitivity.default_protected(GOOD, share=1.0), "share", ("<",)),
     "subset_agreement samples=0": (lambda: sensitivity.subset_agreement(GOOD, samples=0), "samples", (">=",)),
     "subset_agreement kind": (lambda: sensitivity.subset_agreement(GOOD, kind="both"), "kind", ("one of",)),
-    "no_intercept_fit constant": (lambda: sensitivity.no_intercept_fit([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]), "x",
-                                  ("constant",)),
-    "no_intercept_fit nan": (lambda: sensitivity.no_intercept_fit([1.0, NAN, 3.0], [1.0, 2.0, 3.0]), "x",
-                             ("missing", "nan")),
-    "no_intercept_fit lengths": (lambda: sensitivity.no_intercept_fit([1.0, 2.0, 3.0], [1.0, 2.0]), "y",
-                                 ("length",)),
+    "no_intercept_fit constant": (
+        lambda: sensitivity.no_intercept_fit([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]),
+        "x",
+        ("constant",),
+    ),
+    "no_intercept_fit nan": (
+        lambda: sensitivity.no_intercept_fit([1.0, NAN, 3.0], [1.0, 2.0, 3.0]),
+        "x",
+        ("missing", "nan"),
+    ),
+    "no_intercept_fit lengths": (lambda: sensitivity.no_intercept_fit([1.0, 2.0, 3.0], [1.0, 2.0]), "y", ("length",)),
     "knock_out share=1.5": (lambda: missing.knock_out(GOOD, 1.5), "share", ("<",)),
     "knock_out min_per_task=-5": (lambda: missing.knock_out(GOOD, 0.2, min_per_task=-5), "min_per_task", (">=",)),
     "knn_impute n_neighbors=0": (lambda: missing.knn_impute(GOOD, n_neighbors=0), "n_neighbors", (">=",)),
-    "robustness_study method": (lambda: missing.robustness_study(GOOD, shares=[0.1], methods=["x"]), "methods",
-                                ("unknown",)),
+    "robustness_study method": (
+        lambda: missing.robustness_study(GOOD, shares=[0.1], methods=["x"]),
+        "methods",
+        ("unknown",),
+    ),
     "robustness_study shares": (lambda: missing.robustness_study(GOOD, shares=[1.2]), "shares", ("<",)),
     "instance_robustness []": (lambda: missing.instance_robustness([], [0.1]), "tasks", ("empty",)),
-    "instance_robustness method": (lambda: missing.instance_robustness([GOOD.to_numpy()], [0.1], methods=["x"]),
-                                   "methods", ("unknown",)),
-    "instance_robustness ragged": (lambda: missing.instance_robustness([GOOD.to_numpy(), GOOD.to_numpy()[:3]],
-                                                                       [0.1]), "task matrix", ("same systems",)),
+    "instance_robustness method": (
+        lambda: missing.instance_robustness([GOOD.to_numpy()], [0.1], methods=["x"]),
+        "methods",
+        ("unknown",),
+    ),
+    "instance_robustness ragged": (
+        lambda: missing.instance_robustness([GOOD.to_numpy(), GOOD.to_numpy()[:3]], [0.1]),
+        "task matrix",
+        ("same systems",),
+    ),
     "pairwise_confidence delta=2": (lambda: missing.pairwise_confidence(GOOD, delta=2.0), "delta", ("(0, 1)", "<")),
     "elo k=nan": (lambda: ratings.elo([(0, 1, 1.0)], 2, k=NAN), "k", ("finite",)),
     "elo float index": (lambda: ratings.elo([(0.5, 1, 1.0)], 2), "index", ("integer",)),
@@ -260,11 +351,21 @@ BAD_PARAMETERS = {
     "water_filling budget=0": (lambda: strategy.water_filling([lambda x: 1 - x], 0.0), "budget", (">",)),
     "water_filling not callable": (lambda: strategy.water_filling([1.0]), "marginal_returns", ("callable",)),
     "water_filling empty": (lambda: strategy.water_filling([]), "marginal_returns", ("at least one",)),
-    "average_rank_flips array models": (lambda: domains.average_rank_flips(GOOD, True, models=["m0", "m9"], candidates=["m2"]),
-                                        "models", ("unknown",)),
-    "protected_ranking overlap": (lambda: bv.protected_ranking(GOOD, protected=P, added=["m0"]), "protected", ("both",)),
-    "rankings_from_scores tie_break": (lambda: domains.rankings_from_scores(GOOD, tie_break="random"),
-                                       "tie_break", ("one of",)),
+    "average_rank_flips array models": (
+        lambda: domains.average_rank_flips(GOOD, True, models=["m0", "m9"], candidates=["m2"]),
+        "models",
+        ("unknown",),
+    ),
+    "protected_ranking overlap": (
+        lambda: bv.protected_ranking(GOOD, protected=P, added=["m0"]),
+        "protected",
+        ("both",),
+    ),
+    "rankings_from_scores tie_break": (
+        lambda: domains.rankings_from_scores(GOOD, tie_break="random"),
+        "tie_break",
+        ("one of",),
+    ),
 }
 
 
@@ -276,12 +377,51 @@ def test_bad_parameter(case):
 
 def test_the_table_is_large_and_covers_every_table_function():
     assert len(CASES) >= 350
-    public = {name for mod in (bv.ranking, bv.aggregation, concordance, normalization, voting, axioms, sensitivity,
-                               missing, domains, ratings, spectrum)
-              for name in mod.__all__ if callable(getattr(mod, name)) and not isinstance(getattr(mod, name), type)}
-    takes_a_table = {n for n in public if "scores" in inspect.signature(getattr(
-        next(m for m in (bv.ranking, bv.aggregation, concordance, normalization, voting, axioms, sensitivity, missing,
-                         domains, ratings, spectrum) if n in m.__all__), n)).parameters}
+    public = {
+        name
+        for mod in (
+            bv.ranking,
+            bv.aggregation,
+            concordance,
+            normalization,
+            voting,
+            axioms,
+            sensitivity,
+            missing,
+            domains,
+            ratings,
+            spectrum,
+        )
+        for name in mod.__all__
+        if callable(getattr(mod, name)) and not isinstance(getattr(mod, name), type)
+    }
+    takes_a_table = {
+        n
+        for n in public
+        if "scores"
+        in inspect.signature(
+            getattr(
+                next(
+                    m
+                    for m in (
+                        bv.ranking,
+                        bv.aggregation,
+                        concordance,
+                        normalization,
+                        voting,
+                        axioms,
+                        sensitivity,
+                        missing,
+                        domains,
+                        ratings,
+                        spectrum,
+                    )
+                    if n in m.__all__
+                ),
+                n,
+            )
+        ).parameters
+    }
     covered = set(TABLE_FUNCTIONS) | set(VECTOR_FUNCTIONS)
     assert takes_a_table <= covered, sorted(takes_a_table - covered)
 
@@ -290,8 +430,14 @@ class TestHelpers:
     def test_check_number(self):
         assert check_number(3, "k", low=0, integer=True) == 3
         assert check_number(2.0, "k", integer=True) == 2
-        for bad, exc in [(None, TypeError), ("1", TypeError), (True, TypeError), ([1.0], TypeError),
-                         (math.inf, ValueError), (NAN, ValueError)]:
+        for bad, exc in [
+            (None, TypeError),
+            ("1", TypeError),
+            (True, TypeError),
+            ([1.0], TypeError),
+            (math.inf, ValueError),
+            (NAN, ValueError),
+        ]:
             with pytest.raises(exc, match="x must be"):
                 check_number(bad, "x")
         with pytest.raises(ValueError, match="x must be > 0"):

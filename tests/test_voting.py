@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from itertools import permutations
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
 from pref_voting.margin_based_methods import ranked_pairs_defeat_tb
@@ -15,9 +16,18 @@ from pref_voting.profiles import Profile
 
 import benchvote as bv
 from benchvote.data import load_table
-from benchvote.voting import (KEMENY_MAX_MODELS, condorcet_cycles, condorcet_winner, copeland, is_transitive,
-                              kemeny, majority_counts, majority_relation, margin_matrix, ranked_pairs)
-from conftest import permutations_of, score_tables, strictly_increasing_transforms
+from benchvote.voting import (
+    KEMENY_MAX_MODELS,
+    condorcet_cycles,
+    condorcet_winner,
+    copeland,
+    is_transitive,
+    kemeny,
+    majority_counts,
+    majority_relation,
+    margin_matrix,
+    ranked_pairs,
+)
 
 
 def profile_of(table):
@@ -44,7 +54,8 @@ def brute_counts(s, tol=1e-9):
 
 
 odd_profiles = score_tables(min_models=3, max_models=6, min_tasks=1, max_tasks=7, ties=False).filter(
-    lambda t: t.shape[1] % 2 == 1)
+    lambda t: t.shape[1] % 2 == 1
+)
 
 
 class TestMajority:

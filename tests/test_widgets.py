@@ -29,7 +29,7 @@ def test_toggle_reports_the_abc_tie():
 
     abc = load_table("abc_ranks")
     box = model_toggle(abc, False, protected=["A", "B"], pool=["C"], convention="quantile")
-    checkbox, = find(box, widgets.Checkbox)
+    (checkbox,) = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     assert "<b>0</b> protected pair(s) change order" in summary.value
     checkbox.value = True
@@ -44,7 +44,7 @@ def test_toggle_reports_an_untied_pair():
 
     r = load_table("nine_task_ranks")
     box = model_toggle(r, False, protected=["L1", "L2", "L3"], pool=["L4"])
-    checkbox, = find(box, widgets.Checkbox)
+    (checkbox,) = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     checkbox.value = True
     # L1 and L2 tie at 10/27 without L4; with it L2 leads (19/36 against 16/36)
@@ -65,10 +65,11 @@ def test_toggle_counts_an_outright_reversal():
 
     # B beats A on three of five tasks; C sits between A and B exactly where A wins and below both elsewhere,
     # so A beats C everywhere and B only on three tasks: A overtakes B (7/15 against 6/15)
-    s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
-                     index=["A", "B", "C"])
+    s = pd.DataFrame(
+        {f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)}, index=["A", "B", "C"]
+    )
     box = model_toggle(s, protected=["A", "B"], pool=["C"])
-    checkbox, = find(box, widgets.Checkbox)
+    (checkbox,) = find(box, widgets.Checkbox)
     summary = [h for h in find(box, widgets.HTML) if "weak model" in h.value][0]
     assert "<b>0</b> protected pair(s) change order" in summary.value
     checkbox.value = True
@@ -106,10 +107,11 @@ def test_missing_share_slider_reports_both_rules():
 
     from benchvote.widgets import missing_share_slider
 
-    s = pd.DataFrame({f"t{k}": [5.0 - i + 0.1 * k * (i % 2) for i in range(6)] for k in range(5)},
-                     index=[f"m{i}" for i in range(6)])
+    s = pd.DataFrame(
+        {f"t{k}": [5.0 - i + 0.1 * k * (i % 2) for i in range(6)] for k in range(5)}, index=[f"m{i}" for i in range(6)]
+    )
     box = missing_share_slider(s, top=4)
-    slider, = find(box, widgets.FloatSlider)
+    (slider,) = find(box, widgets.FloatSlider)
     summary = [h for h in find(box, widgets.HTML) if "Kendall" in h.value][0]
     assert "(0 cells missing)" in summary.value
     slider.value = 0.3

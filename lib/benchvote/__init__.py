@@ -50,8 +50,24 @@ __version__ = "0.2.0"
 
 #: The submodules, imported on first attribute access.
 SUBMODULES = (
-    "aggregation", "arrow", "axioms", "cache", "concordance", "data", "domains", "explorables", "missing",
-    "normalization", "plotting", "ranking", "ratings", "sensitivity", "spectrum", "strategy", "voting", "widgets",
+    "aggregation",
+    "arrow",
+    "axioms",
+    "cache",
+    "concordance",
+    "data",
+    "domains",
+    "explorables",
+    "missing",
+    "normalization",
+    "plotting",
+    "ranking",
+    "ratings",
+    "sensitivity",
+    "spectrum",
+    "strategy",
+    "voting",
+    "widgets",
 )
 
 __all__ = [

@@ -7,7 +7,8 @@ imputes, reorders or drops data.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,7 @@ class ScoreMatrix:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.values.shape  # type: ignore[return-value]
+        return self.values.shape
 
     @property
     def observed(self) -> np.ndarray:
@@ -188,7 +189,9 @@ def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | Non
     else:
         arr = np.asarray(higher_is_better)
     if arr.shape != (n_tasks,):
-        raise ValueError(f"higher_is_better must be a bool or have one entry per task ({n_tasks}), got shape {arr.shape}")
+        raise ValueError(
+            f"higher_is_better must be a bool or have one entry per task ({n_tasks}), got shape {arr.shape}"
+        )
     if arr.dtype != bool:
         if not np.isin(arr, [0, 1, True, False]).all():
             raise ValueError("higher_is_better entries must be booleans")
@@ -196,7 +199,9 @@ def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | Non
     return arr
 
 
-def as_vector(x: Any, *, name: str, length: int | None = None, allow_nan: bool = False, min_length: int = 1) -> np.ndarray:
+def as_vector(
+    x: Any, *, name: str, length: int | None = None, allow_nan: bool = False, min_length: int = 1
+) -> np.ndarray:
     """Validate a 1-D numeric vector."""
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be a numeric vector, got {'None' if x is None else 'a string'}")
@@ -307,7 +312,7 @@ class UnknownLabelError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model") -> list:
+def as_label_list(labels: Any, name: str, known: Any, *, what: str = "model") -> list:
     """Validate a list of labels drawn from ``known``: no strings in place of lists, no repeats, no unknowns."""
     if labels is None:
         raise TypeError(f"{name} must be a list of {what} labels, got None")
@@ -325,7 +330,6 @@ def as_label_list(labels: Any, name: str, known: Sequence, *, what: str = "model
         dup = pd.Index(out)[pd.Index(out).duplicated()].unique().tolist()
         raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
     return out
-
 
 
 def split_table(scores: Any, higher_is_better: Any) -> tuple[Any, Any]:
@@ -352,5 +356,8 @@ def direction_of(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
 
 
 def check_nan_policy(nan_policy: Any, choices: Sequence[str] = ("raise", "omit")) -> str:
-    """Validate ``nan_policy``: "raise" refuses missing cells, "omit" leaves them out; some measures add named strategies."""
+    """Validate ``nan_policy``: "raise" refuses missing cells, "omit" leaves them out.
+
+    Some measures add named strategies of their own to ``choices``.
+    """
     return check_choice(nan_policy, "nan_policy", choices)

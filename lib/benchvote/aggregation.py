@@ -8,17 +8,27 @@ only each task's ranking (:func:`pairwise_wins`, :func:`mean_win_rate`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import (ScoreMatrix, check_nan_policy, direction_of, as_label_list, as_score_frame, as_score_matrix, check_choice,
-                          check_tol, wrap_models)
+from ._validation import (
+    ScoreMatrix,
+    as_label_list,
+    as_score_frame,
+    as_score_matrix,
+    check_choice,
+    check_nan_policy,
+    check_tol,
+    direction_of,
+    split_table,
+    wrap_models,
+)
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, exact_midranks, rank
-from ._validation import split_table
 
 __all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
 
@@ -27,8 +37,9 @@ def _direction(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
     return direction_of(mat, higher_is_better)
 
 
-def task_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-               nan_policy: str = "raise") -> np.ndarray:
+def task_ranks(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, nan_policy: str = "raise"
+) -> np.ndarray:
     """Each task's midranks of the models (models x tasks, 1 = best).
 
     Parameters
@@ -128,7 +139,9 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     return _pairwise_counts(mat.values, _direction(mat, higher_is_better), check_tol(tol), models=list(mat.models))
 
 
-def _pairwise_counts(values: np.ndarray, direction: np.ndarray, tol: float, models: list | None = None) -> PairwiseCounts:
+def _pairwise_counts(
+    values: np.ndarray, direction: np.ndarray, tol: float, models: list | None = None
+) -> PairwiseCounts:
     """Kernel of :func:`pairwise_wins` on a validated table (``nan`` = missing)."""
     r = _rank(values, direction, tol)
     m, n = r.shape
@@ -151,8 +164,9 @@ def _pairwise_counts(values: np.ndarray, direction: np.ndarray, tol: float, mode
     return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(range(m)) if models is None else models)
 
 
-def mean_score(scores: Any, higher_is_better: Any = True, *, weights: Any = None,
-               nan_policy: str = "raise") -> np.ndarray | pd.Series:
+def mean_score(
+    scores: Any, higher_is_better: Any = True, *, weights: Any = None, nan_policy: str = "raise"
+) -> np.ndarray | pd.Series:
     r"""Average score of each model across tasks (a cardinal rule).
 
     .. math::
@@ -382,7 +396,9 @@ def protected_ranking(
         raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
     field = frame.loc[protected + added]
     if convention == "quantile":
-        rates = mean_win_rate(field, higher_is_better, convention=convention, tol=tol)
+        rates = pd.Series(
+            np.asarray(mean_win_rate(field, higher_is_better, convention=convention, tol=tol)), index=field.index
+        )
         return rank(rates.loc[protected], tol=tol)
     mat = as_score_matrix(field, allow_nan=True)
     counts = pairwise_wins(mat.values, _direction(mat, higher_is_better), tol=tol)
@@ -394,8 +410,10 @@ def protected_ranking(
             if j == a:
                 continue
             if counts.compared[a, j] == 0:
-                raise ValueError(f"{protected[a]!s} and {mat.models[j]!s} share no task with a score; "
-                                 "the win rate of the protected model is undefined")
+                raise ValueError(
+                    f"{protected[a]!s} and {mat.models[j]!s} share no task with a score; "
+                    "the win rate of the protected model is undefined"
+                )
             total += Fraction(int(counts.wins[a, j]), int(counts.compared[a, j]))
         totals.append(total)
     return pd.Series(exact_midranks(totals), index=pd.Index(protected), name="rank")

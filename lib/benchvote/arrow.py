@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations, permutations
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def _prefers(ranking: tuple, x: int, y: int) -> bool:
 
 
 def _decision_table(rule: int) -> dict:
-    table = {}
+    table: dict[Any, Any] = {}
     for k, (x, y) in enumerate(PAIRS):
         bits = (rule >> (4 * k)) & 15
         table[(x, y)] = {}
@@ -105,10 +106,17 @@ def enumerate_iia_rules() -> ArrowEnumeration:
         for task in (0, 1):
             same = all(
                 outcome[r, p, k] == _prefers(profiles[p][task], x, y)
-                for p in range(len(profiles)) for k, (x, y) in enumerate(PAIRS)
+                for p in range(len(profiles))
+                for k, (x, y) in enumerate(PAIRS)
             )
             if same:
                 copies.append(task)
         dictator[r] = copies[0] if len(copies) == 1 else None
-    return ArrowEnumeration(n_rules=len(rules), transitive=transitive, pareto=pareto, survivors=survivors,
-                            dictator=dictator, imposed=imposed)
+    return ArrowEnumeration(
+        n_rules=len(rules),
+        transitive=transitive,
+        pareto=pareto,
+        survivors=survivors,
+        dictator=dictator,
+        imposed=imposed,
+    )

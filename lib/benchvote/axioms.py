@@ -28,17 +28,17 @@ denominator), so a reported reversal is never a rounding artefact.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from math import lcm
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, as_score_frame, as_score_matrix
+from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, split_table
 from .aggregation import _pairwise_counts, mean_win_rate
-from ._validation import direction_of, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE
 
 __all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report", "IIA_STATUSES"]
@@ -50,10 +50,16 @@ IIA_STATUSES = ("reversible", "stable", "tied")
 def _rule_name(rule: Any) -> str:
     """``"mean_win_rate"`` or ``"borda"``: the two rules whose field margins decompose model by model."""
     name = getattr(rule, "__name__", None)
-    if callable(rule) and getattr(rule, "__module__", "").startswith("benchvote") and name in ("mean_win_rate", "borda"):
+    if (
+        callable(rule)
+        and getattr(rule, "__module__", "").startswith("benchvote")
+        and name in ("mean_win_rate", "borda")
+    ):
         return name
-    raise ValueError(f"rule must be benchvote.mean_win_rate or benchvote.borda (their margins decompose model by "
-                     f"model, see benchvote.axioms); got {rule!r}")
+    raise ValueError(
+        f"rule must be benchvote.mean_win_rate or benchvote.borda (their margins decompose model by "
+        f"model, see benchvote.axioms); got {rule!r}"
+    )
 
 
 def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callable[..., Any]) -> list[tuple]:
@@ -144,7 +150,9 @@ class FieldMargins:
 
     def margin(self, a: int, b: int, added: Sequence[int] = ()) -> float:
         """Win-rate (or Borda-point) difference of protected a over b when pool models ``added`` join."""
-        total = int(self.base[a, b]) + int(np.sum(self.increments[a, b, list(added)], dtype=object) if len(added) else 0)
+        total = int(self.base[a, b]) + int(
+            np.sum(self.increments[a, b, list(added)], dtype=object) if len(added) else 0
+        )
         denom = self.scale * (len(self.protected) + len(added)) if self.rule == "mean_win_rate" else self.scale
         return total / denom
 
@@ -192,7 +200,9 @@ def field_margins(
     protected = as_label_list(protected, "protected", scores.index)
     pool = as_label_list(pool, "pool", scores.index)
     if set(protected) & set(pool):
-        raise ValueError(f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and in the pool")
+        raise ValueError(
+            f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and in the pool"
+        )
     if len(protected) < 2:
         raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
     field = scores.loc[protected + pool]
@@ -211,7 +221,9 @@ def field_margins(
         missing = (needed == 0) & off
         if missing.any():
             i, j = np.argwhere(missing)[0]
-            raise ValueError(f"{protected[i]!s} and {mat.models[j]!s} share no task with a score; their win rate is undefined")
+            raise ValueError(
+                f"{protected[i]!s} and {mat.models[j]!s} share no task with a score; their win rate is undefined"
+            )
         scale = 1
         for c in np.unique(needed[off]):
             scale = lcm(scale, int(c))
@@ -260,8 +272,9 @@ class IIAFlip:
 def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
     base = int(fm.base[a, b])
     if base == 0:
-        raise ValueError(f"{fm.protected[a]!s} and {fm.protected[b]!s} tie among the protected models; "
-                         "there is no order to reverse")
+        raise ValueError(
+            f"{fm.protected[a]!s} and {fm.protected[b]!s} tie among the protected models; there is no order to reverse"
+        )
     lead, trail = (a, b) if base > 0 else (b, a)
     delta = np.array([int(v) for v in fm.increments[lead, trail]], dtype=object)
     helpful = [k for k in np.argsort(np.array([float(v) for v in delta]), kind="stable") if delta[k] < 0]
@@ -276,9 +289,15 @@ def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
     best = fm.margin(lead, trail, helpful)
     certificate = tuple(fm.pool[k] for k in chosen) if flippable else ()
     after = fm.margin(lead, trail, chosen) if flippable else best
-    return IIAFlip(leader=fm.protected[lead], trailer=fm.protected[trail], flippable=flippable,
-                   certificate=certificate, margin_before=fm.margin(lead, trail), margin_after=after,
-                   best_margin=best)
+    return IIAFlip(
+        leader=fm.protected[lead],
+        trailer=fm.protected[trail],
+        flippable=flippable,
+        certificate=certificate,
+        margin_before=fm.margin(lead, trail),
+        margin_after=after,
+        best_margin=best,
+    )
 
 
 def iia_flip(
@@ -379,16 +398,44 @@ def iia_report(
         for y in range(x + 1, len(among)):
             a, b = protected.index(among[x]), protected.index(among[y])
             if int(fm.base[a, b]) == 0:
-                rows.append({"leader": among[x], "trailer": among[y], "status": "tied", "certificate": (),
-                             "certificate_size": 0, "margin_before": 0.0, "margin_after": 0.0, "best_margin": 0.0})
+                rows.append(
+                    {
+                        "leader": among[x],
+                        "trailer": among[y],
+                        "status": "tied",
+                        "certificate": (),
+                        "certificate_size": 0,
+                        "margin_before": 0.0,
+                        "margin_after": 0.0,
+                        "best_margin": 0.0,
+                    }
+                )
                 continue
             f = _flip_from_margins(fm, a, b)
-            rows.append({"leader": f.leader, "trailer": f.trailer,
-                         "status": "reversible" if f.flippable else "stable",
-                         "certificate": f.certificate, "certificate_size": len(f.certificate),
-                         "margin_before": f.margin_before, "margin_after": f.margin_after,
-                         "best_margin": f.best_margin})
-    out = pd.DataFrame(rows, columns=["leader", "trailer", "status", "certificate", "certificate_size",
-                                      "margin_before", "margin_after", "best_margin"])
+            rows.append(
+                {
+                    "leader": f.leader,
+                    "trailer": f.trailer,
+                    "status": "reversible" if f.flippable else "stable",
+                    "certificate": f.certificate,
+                    "certificate_size": len(f.certificate),
+                    "margin_before": f.margin_before,
+                    "margin_after": f.margin_after,
+                    "best_margin": f.best_margin,
+                }
+            )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "leader",
+            "trailer",
+            "status",
+            "certificate",
+            "certificate_size",
+            "margin_before",
+            "margin_after",
+            "best_margin",
+        ],
+    )
     out["status"] = pd.Categorical(out["status"], categories=IIA_STATUSES)
     return out

@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["cached", "cache_dir", "fingerprint", "source_of"]
 
@@ -51,11 +52,11 @@ def cache_dir() -> Path | None:
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
     """Hash of the library's source, the data tables and the numerical packages' versions."""
+    from importlib import resources
+
     import numpy
     import pandas
     import scipy
-
-    from importlib import resources
 
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent
@@ -105,7 +106,8 @@ def source_of(*functions: Callable) -> str:
         try:
             parts.append(inspect.getsource(f))
         except (OSError, TypeError):
-            parts.append(repr(getattr(f, "__code__", f).co_code if hasattr(f, "__code__") else f))
+            code = getattr(f, "__code__", None)
+            parts.append(repr(code.co_code if code is not None else f))
     return "\n".join(parts)
 
 

@@ -204,8 +204,9 @@ def diversity(
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
     missing = check_nan_policy(nan_policy, _MISSING_OPTIONS)
-    mat = as_score_matrix(scores, allow_nan=missing != "raise", min_models=2, min_tasks=2,
-                          allow_empty_rows=missing == "complete_tasks")
+    mat = as_score_matrix(
+        scores, allow_nan=missing != "raise", min_models=2, min_tasks=2, allow_empty_rows=missing == "complete_tasks"
+    )
     direction = direction_of(mat, higher_is_better)
     values = mat.values
     dropped: tuple = ()
@@ -243,5 +244,12 @@ def diversity(
         w = kendall_w(r)
     m, n = r.shape
     mrcs = [max_rank_change(r[:, a], r[:, b]) for a in range(n) for b in range(a + 1, n)]
-    return Diversity(w=w, diversity=1.0 - w, mean_pairwise_mrc=float(np.mean(mrcs)),
-                     n_models=m, n_tasks=n, nan_policy=missing, dropped=dropped)
+    return Diversity(
+        w=w,
+        diversity=1.0 - w,
+        mean_pairwise_mrc=float(np.mean(mrcs)),
+        n_models=m,
+        n_tasks=n,
+        nan_policy=missing,
+        dropped=dropped,
+    )

@@ -19,11 +19,12 @@ comparable, with three differences that are recorded in each leaderboard's
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,7 +111,7 @@ class Leaderboard:
         sign = np.where(self.higher_is_better.to_numpy(), 1.0, -1.0)
         return self.scores * sign
 
-    def subset(self, models: list | None = None, tasks: list | None = None) -> "Leaderboard":
+    def subset(self, models: list | None = None, tasks: list | None = None) -> Leaderboard:
         """A leaderboard restricted to some models and/or tasks (unknown labels raise KeyError)."""
         scores = self.scores
         if models is not None:
@@ -126,8 +127,10 @@ class Leaderboard:
         return replace(self, scores=scores, higher_is_better=self.higher_is_better.loc[list(scores.columns)])
 
     def __repr__(self) -> str:
-        return (f"Leaderboard({self.name!r}, {self.kind}, {self.n_models} models x {self.n_tasks} tasks, "
-                f"{self.n_missing} missing)")
+        return (
+            f"Leaderboard({self.name!r}, {self.kind}, {self.n_models} models x {self.n_tasks} tasks, "
+            f"{self.n_missing} missing)"
+        )
 
 
 # --------------------------------------------------------------------------- helpers
@@ -143,7 +146,9 @@ def _benchbench_file(*parts: str) -> Path:
         ) from None
     path = root.joinpath("data", *parts)
     if not path.is_file():
-        raise FileNotFoundError(f"benchbench data file {'/'.join(parts)} not found (expected benchbench {BENCHBENCH_VERSION})")
+        raise FileNotFoundError(
+            f"benchbench data file {'/'.join(parts)} not found (expected benchbench {BENCHBENCH_VERSION})"
+        )
     return Path(str(path))
 
 
@@ -166,8 +171,10 @@ def _unique_labels(labels: list[str], notes: list[str]) -> list[str]:
         else:
             out.append(lab)
     if renamed:
-        notes.append(f"{len(renamed)} repeated model name(s) got a suffix '#k' in order of appearance: {renamed[:4]}"
-                     + (" ..." if len(renamed) > 4 else ""))
+        notes.append(
+            f"{len(renamed)} repeated model name(s) got a suffix '#k' in order of appearance: {renamed[:4]}"
+            + (" ..." if len(renamed) > 4 else "")
+        )
     return out
 
 
@@ -195,8 +202,10 @@ def _frame(names: list[str], columns: dict[str, np.ndarray], notes: list[str]) -
 def _drop_unscored(df: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     empty = df.isna().all(axis=1)
     if empty.any():
-        notes.append(f"dropped {int(empty.sum())} model(s) without a score on any task of this group: "
-                     f"{list(df.index[empty])[:4]}" + (" ..." if empty.sum() > 4 else ""))
+        notes.append(
+            f"dropped {int(empty.sum())} model(s) without a score on any task of this group: "
+            f"{list(df.index[empty])[:4]}" + (" ..." if empty.sum() > 4 else "")
+        )
         df = df.loc[~empty]
     full_nan_tasks = df.columns[df.isna().all(axis=0)]
     if len(full_nan_tasks):
@@ -208,7 +217,9 @@ def _drop_unscored(df: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------- cardinal
 
 
-def _glue_like(file: str, first: int, last: int, drop: tuple[str, ...], merge_mnli: bool) -> tuple[pd.DataFrame, list[str]]:
+def _glue_like(
+    file: str, first: int, last: int, drop: tuple[str, ...], merge_mnli: bool
+) -> tuple[pd.DataFrame, list[str]]:
     raw = _read_tsv(file, "leaderboard.tsv")
     notes: list[str] = []
     cols: dict[str, np.ndarray] = {}
@@ -255,7 +266,10 @@ def _load_openllm():
 
 def _load_mmlu():
     raw = _read_tsv("mmlu", "leaderboard.tsv")
-    notes = ["accuracies are multiplied by 100 (percent)", "task names drop the 'harness|hendrycksTest-' prefix and '|5' suffix"]
+    notes = [
+        "accuracies are multiplied by 100 (percent)",
+        "task names drop the 'harness|hendrycksTest-' prefix and '|5' suffix",
+    ]
     cols = {}
     for c in raw.columns[4:]:
         short = c.replace("harness|hendrycksTest-", "").replace("|5", "")
@@ -270,10 +284,12 @@ def _load_bbh():
 
 def _load_mteb():
     raw = _read_tsv("mteb", "leaderboard.tsv")
-    notes = ["each task-type average is repeated once per dataset it averages (56 in all), so the plain mean "
-             "equals MTEB's dataset-weighted average",
-             "the overall 'Average (56 datasets)' column is not a task (benchbench 1.0.1 expands it into 56 "
-             "extra copies, doubling the task count to 112)"]
+    notes = [
+        "each task-type average is repeated once per dataset it averages (56 in all), so the plain mean "
+        "equals MTEB's dataset-weighted average",
+        "the overall 'Average (56 datasets)' column is not a task (benchbench 1.0.1 expands it into 56 "
+        "extra copies, doubling the task count to 112)",
+    ]
     cols: dict[str, np.ndarray] = {}
     for c in raw.columns[6:]:
         if c.startswith("Average"):
@@ -301,13 +317,17 @@ def _load_imagenet(n_tasks: int = 20, seed: int = 0):
     if n_tasks < 1 or 1000 % n_tasks:
         raise ValueError(f"n_tasks must divide 1000, got {n_tasks}")
     raw = _read_tsv("imagenet", "leaderboard.tsv")
-    notes = [f"the 1,000 per-class accuracies are split into {n_tasks} tasks of {1000 // n_tasks} classes by the "
-             f"permutation numpy.random.RandomState({seed}).permutation(1000) (benchbench's split); each task "
-             "score is the mean accuracy over its classes, times 100"]
+    notes = [
+        f"the 1,000 per-class accuracies are split into {n_tasks} tasks of {1000 // n_tasks} classes by the "
+        f"permutation numpy.random.RandomState({seed}).permutation(1000) (benchbench's split); each task "
+        "score is the mean accuracy over its classes, times 100"
+    ]
     perm = np.random.RandomState(seed).permutation(1000)
     per_class = raw[[f"acc_{j}" for j in range(1000)]].to_numpy(dtype=float)
     size = 1000 // n_tasks
-    cols = {f"classes-{i:02d}": 100.0 * per_class[:, perm[i * size:(i + 1) * size]].mean(axis=1) for i in range(n_tasks)}
+    cols = {
+        f"classes-{i:02d}": 100.0 * per_class[:, perm[i * size : (i + 1) * size]].mean(axis=1) for i in range(n_tasks)
+    }
     return _frame(list(raw["Weight"]), cols, notes), notes
 
 
@@ -324,8 +344,10 @@ def _load_helm(group: str):
     df = _drop_unscored(_frame(list(raw[name_col]), cols, notes), notes)
     higher = pd.Series([not any(k in c for k in _HELM_LOWER) for c in df.columns], index=df.columns, dtype=bool)
     if (~higher).any():
-        notes.append(f"{int((~higher).sum())} lower-is-better task(s) (as in benchbench: ECE, representation, "
-                     "stereotypes, toxic fraction, inference time)")
+        notes.append(
+            f"{int((~higher).sum())} lower-is-better task(s) (as in benchbench: ECE, representation, "
+            "stereotypes, toxic fraction, inference time)"
+        )
     return df, notes, higher
 
 
@@ -359,8 +381,18 @@ def _load_bigcode():
 # --------------------------------------------------------------------------- registry
 
 _HELM_GROUPS = ("accuracy", "bias", "calibration", "fairness", "efficiency", "robustness", "summarization", "toxicity")
-_HEIM_GROUPS = ("alignment_auto", "nsfw", "quality_auto", "aesthetics_auto", "alignment_human", "nudity",
-                "quality_human", "aesthetics_human", "black_out", "originality")
+_HEIM_GROUPS = (
+    "alignment_auto",
+    "nsfw",
+    "quality_auto",
+    "aesthetics_auto",
+    "alignment_human",
+    "nudity",
+    "quality_human",
+    "aesthetics_human",
+    "black_out",
+    "originality",
+)
 
 _CARDINAL: dict[str, tuple[Callable, str]] = {
     "GLUE": (_load_glue, "GLUE leaderboard (gluebenchmark.com) as shipped by benchbench"),
@@ -371,14 +403,20 @@ _CARDINAL: dict[str, tuple[Callable, str]] = {
     "MTEB": (_load_mteb, "MTEB leaderboard (task-type averages), as shipped by benchbench"),
     "VTAB": (_load_vtab, "VTAB-1k leaderboard, as shipped by benchbench"),
     "HELM-capability": (_load_helm_capability, "HELM Capabilities leaderboard, as shipped by benchbench"),
-    "ImageNet": (_load_imagenet, "ImageNet validation accuracy of 112 torchvision models split into 20 class groups, as shipped by benchbench"),
+    "ImageNet": (
+        _load_imagenet,
+        "ImageNet validation accuracy of 112 torchvision models split into 20 class groups, as shipped by benchbench",
+    ),
 }
 _ORDINAL: dict[str, tuple[Callable, str]] = {
     "BigCode": (_load_bigcode, "BigCode models leaderboard, as shipped by benchbench"),
     "HELM-lite": (_load_helm_lite, "HELM Lite leaderboard, as shipped by benchbench"),
 }
 for _g in _HELM_GROUPS:
-    _ORDINAL[f"HELM-{_g}"] = ((lambda g=_g: _load_helm(g)), f"HELM Classic '{_g}' metric group, as shipped by benchbench")
+    _ORDINAL[f"HELM-{_g}"] = (
+        (lambda g=_g: _load_helm(g)),
+        f"HELM Classic '{_g}' metric group, as shipped by benchbench",
+    )
 for _g in _HEIM_GROUPS:
     _ORDINAL[f"HEIM-{_g}"] = ((lambda g=_g: _load_heim(g)), f"HEIM '{_g}' metric group, as shipped by benchbench")
 
@@ -408,7 +446,7 @@ def list_leaderboards(kind: str | None = None) -> list[str]:
     return names
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_cached(name: str) -> Leaderboard:
     if name in _CARDINAL:
         loader, source = _CARDINAL[name]
@@ -424,8 +462,15 @@ def _load_cached(name: str) -> Leaderboard:
         higher = pd.Series(True, index=df.columns, dtype=bool)
     higher.index = df.columns
     higher.name = "higher_is_better"
-    return Leaderboard(name=name, kind=kind, scores=df, higher_is_better=higher, source=source,
-                       version=f"benchbench {BENCHBENCH_VERSION}", notes=tuple(notes))
+    return Leaderboard(
+        name=name,
+        kind=kind,
+        scores=df,
+        higher_is_better=higher,
+        source=source,
+        version=f"benchbench {BENCHBENCH_VERSION}",
+        notes=tuple(notes),
+    )
 
 
 def load(name: str) -> Leaderboard:
@@ -474,7 +519,9 @@ def _check_shape(n_models: int, n_tasks: int) -> None:
         raise ValueError(f"n_tasks must be an integer >= 1, got {n_tasks}")
 
 
-def random_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int = 0, kind: str = "cardinal") -> Leaderboard:
+def random_leaderboard(
+    n_models: int = 100, n_tasks: int = 100, *, seed: int = 0, kind: str = "cardinal"
+) -> Leaderboard:
     """The *Random* baseline of Zhang & Hardt: independent uniform scores in [0, 100).
 
     Every task ranks the models at random, so diversity is close to its maximum.
@@ -488,14 +535,25 @@ def random_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int = 0
     _check_shape(n_models, n_tasks)
     rng = np.random.default_rng(seed)
     values = rng.uniform(0.0, 100.0, size=(n_models, n_tasks))
-    df = pd.DataFrame(values, index=pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model"),
-                      columns=pd.Index([f"task-{j:03d}" for j in range(n_tasks)], name="task"))
-    return Leaderboard(name="Random", kind=kind, scores=df, higher_is_better=pd.Series(True, index=df.columns, dtype=bool),
-                       source=f"benchvote.random_leaderboard(seed={seed})", version="generated",
-                       notes=(f"uniform scores from numpy.random.default_rng({seed})",))
+    df = pd.DataFrame(
+        values,
+        index=pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model"),
+        columns=pd.Index([f"task-{j:03d}" for j in range(n_tasks)], name="task"),
+    )
+    return Leaderboard(
+        name="Random",
+        kind=kind,
+        scores=df,
+        higher_is_better=pd.Series(True, index=df.columns, dtype=bool),
+        source=f"benchvote.random_leaderboard(seed={seed})",
+        version="generated",
+        notes=(f"uniform scores from numpy.random.default_rng({seed})",),
+    )
 
 
-def constant_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int = 0, kind: str = "cardinal") -> Leaderboard:
+def constant_leaderboard(
+    n_models: int = 100, n_tasks: int = 100, *, seed: int = 0, kind: str = "cardinal"
+) -> Leaderboard:
     """The *Constant* baseline of Zhang & Hardt: one random task copied ``n_tasks`` times.
 
     Every task ranks the models identically, so diversity is 0 and no
@@ -510,16 +568,25 @@ def constant_leaderboard(n_models: int = 100, n_tasks: int = 100, *, seed: int =
     _check_shape(n_models, n_tasks)
     rng = np.random.default_rng(seed)
     column = rng.uniform(0.0, 100.0, size=(n_models, 1))
-    df = pd.DataFrame(np.repeat(column, n_tasks, axis=1),
-                      index=pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model"),
-                      columns=pd.Index([f"task-{j:03d}" for j in range(n_tasks)], name="task"))
-    return Leaderboard(name="Constant", kind=kind, scores=df, higher_is_better=pd.Series(True, index=df.columns, dtype=bool),
-                       source=f"benchvote.constant_leaderboard(seed={seed})", version="generated",
-                       notes=(f"one uniform task from numpy.random.default_rng({seed}), repeated",))
+    df = pd.DataFrame(
+        np.repeat(column, n_tasks, axis=1),
+        index=pd.Index([f"model-{i:04d}" for i in range(n_models)], name="model"),
+        columns=pd.Index([f"task-{j:03d}" for j in range(n_tasks)], name="task"),
+    )
+    return Leaderboard(
+        name="Constant",
+        kind=kind,
+        scores=df,
+        higher_is_better=pd.Series(True, index=df.columns, dtype=bool),
+        source=f"benchvote.constant_leaderboard(seed={seed})",
+        version="generated",
+        notes=(f"one uniform task from numpy.random.default_rng({seed}), repeated",),
+    )
 
 
-def gumbel_instances(n_models: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5,
-                     seed: int = 0) -> list[np.ndarray]:
+def gumbel_instances(
+    n_models: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5, seed: int = 0
+) -> list[np.ndarray]:
     r"""Synthetic instance-level scores of Himmi et al.: system n scores Gumbel(:math:`\varphi n`, 1) on every instance.
 
     The true ranking puts model ``n_models - 1`` first; ``phi`` (between 0
@@ -546,7 +613,9 @@ def gumbel_instances(n_models: int = 20, n_tasks: int = 20, n_instances: int = 2
     return [rng.gumbel(loc=centre, scale=1.0, size=(n_models, n_instances)) for _ in range(n_tasks)]
 
 
-def helm_scenarios(metrics: Sequence[str] = ("accuracy", "robustness", "fairness")) -> dict[str, tuple[pd.DataFrame, pd.Series]]:
+def helm_scenarios(
+    metrics: Sequence[str] = ("accuracy", "robustness", "fairness"),
+) -> dict[str, tuple[pd.DataFrame, pd.Series]]:
     """Per-scenario tables of HELM Classic with one column per metric group (metrics as voters).
 
     benchbench ships HELM's metric groups as separate leaderboards whose
@@ -592,8 +661,9 @@ def helm_scenarios(metrics: Sequence[str] = ("accuracy", "robustness", "fairness
         frame = frame.dropna(how="any")
         if len(frame) < 2:
             continue
-        direction = pd.Series([bool(boards[g].higher_is_better[cols[g]]) for g in metrics], index=metrics,
-                              name="higher_is_better")
+        direction = pd.Series(
+            [bool(boards[g].higher_is_better[cols[g]]) for g in metrics], index=metrics, name="higher_is_better"
+        )
         frame.columns.name = "metric"
         out[scenario] = (frame, direction)
     return out

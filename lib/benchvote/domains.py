@@ -21,16 +21,24 @@ largest generalised Tukey depth, the *commonality-sharing* rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, direction_of, as_score_frame, as_score_matrix, check_choice, check_tol
+from ._validation import (
+    as_label_list,
+    as_score_frame,
+    as_score_matrix,
+    check_choice,
+    check_tol,
+    direction_of,
+    split_table,
+)
 from .ranking import DEFAULT_TIE_TOLERANCE, _as_profile, rank, reversed_pairs, swap_distance
-from ._validation import split_table
 
 __all__ = [
     "rankings_from_scores",
@@ -49,8 +57,9 @@ __all__ = [
 ]
 
 
-def rankings_from_scores(scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical",
-                         tol: float = DEFAULT_TIE_TOLERANCE) -> list[tuple]:
+def rankings_from_scores(
+    scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical", tol: float = DEFAULT_TIE_TOLERANCE
+) -> list[tuple]:
     """Strict rankings (best first), one per metric column, with a deterministic tie-break.
 
     Two models tie on a metric when :func:`benchvote.rank` ties them (scores
@@ -185,8 +194,12 @@ def single_peaked_axis(rankings: Any) -> list | None:
                     if allowed[b][1]:
                         options.append(((), (b,)))
             for add_left, add_right in options:
-                rest = solve(remaining - set(add_left) - set(add_right),
-                             add_left[-1] if add_left else l_in, add_right[-1] if add_right else r_in, True)
+                rest = solve(
+                    remaining - set(add_left) - set(add_right),
+                    add_left[-1] if add_left else l_in,
+                    add_right[-1] if add_right else r_in,
+                    True,
+                )
                 if rest is not None:
                     result = (add_left + rest[0], add_right + rest[1])
                     break
@@ -314,7 +327,9 @@ def tukey_depth(rankings: Any, candidate: Sequence) -> float:
         raise TypeError("rankings and candidate must be sequences of model labels")
     rankings = list(rankings)
     if not rankings:
-        raise ValueError("rankings: the population needs at least one ranking (the depth of an empty population is undefined)")
+        raise ValueError(
+            "rankings: the population needs at least one ranking (the depth of an empty population is undefined)"
+        )
     models, prof = _as_profile(rankings + [list(candidate)], min_models=2)
     population, (cand,) = prof[:-1], prof[-1:]
     m = len(models)
@@ -381,11 +396,13 @@ def deepest_ranking(rankings: Any) -> DeepestRanking:
             if support[asserted].min() >= t - 1e-12:
                 best_order = order
                 break
+    assert best_order is not None  # the lowest level forces nothing, so an order always exists
     ranking = tuple(models[c] for c in best_order)
     depths = [tukey_depth(rankings, r) for r in rankings]
     k = int(np.argmax(depths))
-    return DeepestRanking(ranking=ranking, depth=tukey_depth(rankings, ranking),
-                          observed=tuple(rankings[k]), observed_depth=depths[k])
+    return DeepestRanking(
+        ranking=ranking, depth=tukey_depth(rankings, ranking), observed=tuple(rankings[k]), observed_depth=depths[k]
+    )
 
 
 def _topological(forced: np.ndarray, support: np.ndarray) -> list[int] | None:
@@ -450,15 +467,18 @@ def domain_report(rankings: Any) -> DomainReport:
     margins = profile_majority(rankings).to_numpy()
     beats = margins > 0
     cycles = int((beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :]).sum() // 3)
-    return DomainReport(single_peaked_axis=single_peaked_axis(rankings),
-                        group_separable_tree=group_separable_tree(rankings),
-                        distance_degree=distance_restriction_degree(rankings),
-                        majority_transitive=is_transitive(beats), cycles=cycles)
+    return DomainReport(
+        single_peaked_axis=single_peaked_axis(rankings),
+        group_separable_tree=group_separable_tree(rankings),
+        distance_degree=distance_restriction_degree(rankings),
+        majority_transitive=is_transitive(beats),
+        cycles=cycles,
+    )
 
 
-
-def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any = True, *, models: Sequence,
-                       candidates: Sequence) -> list:
+def average_rank_flips(
+    scores: pd.DataFrame, higher_is_better: Any = True, *, models: Sequence, candidates: Sequence
+) -> list:
     """Candidates whose addition alone reverses some pair of ``models`` under average-rank aggregation.
 
     Average rank over metrics orders models like the Borda count
@@ -491,8 +511,9 @@ def average_rank_flips(scores: pd.DataFrame, higher_is_better: Any = True, *, mo
     return out
 
 
-def scenario_study(tables: dict, models: Sequence, *, tie_break: str = "alphabetical",
-                   candidates: Sequence | None = None) -> pd.DataFrame:
+def scenario_study(
+    tables: dict, models: Sequence, *, tie_break: str = "alphabetical", candidates: Sequence | None = None
+) -> pd.DataFrame:
     """Domain checks for a fixed model set across many scenarios (one profile per scenario).
 
     Parameters
@@ -532,9 +553,18 @@ def scenario_study(tables: dict, models: Sequence, *, tie_break: str = "alphabet
         if candidates is not None:
             extra = [c for c in candidates if c in scores.index and c not in present]
             flips = len(average_rank_flips(scores, direction, models=present, candidates=extra)) > 0
-        rows.append({"scenario": scenario, "models": len(present), "single_peaked": report.single_peaked,
-                     "group_separable": report.group_separable, "distance_degree": report.distance_degree,
-                     "distance_restricted": report.distance_degree <= 1,
-                     "transitive": report.majority_transitive, "cycles": report.cycles,
-                     "flip_by_one_model": flips, "majority_ranking": ranking})
+        rows.append(
+            {
+                "scenario": scenario,
+                "models": len(present),
+                "single_peaked": report.single_peaked,
+                "group_separable": report.group_separable,
+                "distance_degree": report.distance_degree,
+                "distance_restricted": report.distance_degree <= 1,
+                "transitive": report.majority_transitive,
+                "cycles": report.cycles,
+                "flip_by_one_model": flips,
+                "majority_ranking": ranking,
+            }
+        )
     return pd.DataFrame(rows).set_index("scenario")

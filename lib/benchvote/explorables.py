@@ -29,21 +29,22 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import split_table, as_label_list, as_score_frame, as_direction, check_choice, check_number, check_tol
+from ._validation import as_direction, as_label_list, as_score_frame, check_choice, check_number, check_tol, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
 __all__ = ["Explorable", "model_toggle", "label_noise", "missing_share", "cell_knockout", "effort"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _asset(name: str) -> str:
     return (resources.files("benchvote") / "_web" / name).read_text(encoding="utf-8")
 
@@ -66,19 +67,22 @@ class Explorable:
     def to_html(self) -> str:
         """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 31 KB)."""
         payload = json.dumps(self.data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-        return (f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
-                f"<style>{_asset('explorables.css')}</style>"
-                f'<script type="application/json" class="bv-data">{payload}</script>'
-                f"<noscript>This control needs JavaScript.</noscript>"
-                f"<script>{_asset('explorables.js')}</script></div>")
+        return (
+            f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
+            f"<style>{_asset('explorables.css')}</style>"
+            f'<script type="application/json" class="bv-data">{payload}</script>'
+            f"<noscript>This control needs JavaScript.</noscript>"
+            f"<script>{_asset('explorables.js')}</script></div>"
+        )
 
     def _repr_html_(self) -> str:
         return self.to_html()
 
 
 def _direction(frame: pd.DataFrame, higher_is_better: Any) -> np.ndarray:
-    return as_direction(higher_is_better, frame.shape[1],
-                        list(frame.columns) if isinstance(higher_is_better, pd.Series) else None)
+    return as_direction(
+        higher_is_better, frame.shape[1], list(frame.columns) if isinstance(higher_is_better, pd.Series) else None
+    )
 
 
 def _ranks(values: Any) -> list[float]:
@@ -158,28 +162,44 @@ def model_toggle(
     sub = frame.loc[field_labels]
     direction = _direction(frame, higher_is_better)
     data: dict[str, Any] = {
-        "protected": [str(x) for x in protected], "pool": [str(x) for x in pool],
-        "field": [str(x) for x in field_labels], "checked": [str(x) for x in checked], "columns": columns,
-        "convention": convention, "base": _ranks(base), "caption": caption,
+        "protected": [str(x) for x in protected],
+        "pool": [str(x) for x in pool],
+        "field": [str(x) for x in field_labels],
+        "checked": [str(x) for x in checked],
+        "columns": columns,
+        "convention": convention,
+        "base": _ranks(base),
+        "caption": caption,
         "scores": [[None if np.isnan(v) else float(v) for v in row] for row in sub.to_numpy(dtype=float)],
-        "tasks": [str(t) for t in frame.columns], "higher_is_better": [bool(d) for d in direction], "tol": tol,
+        "tasks": [str(t) for t in frame.columns],
+        "higher_is_better": [bool(d) for d in direction],
+        "tol": tol,
     }
     if convention == "strict":
         if _chains(sub.to_numpy(dtype=float), tol):
-            raise ValueError("scores has distinct values within tol of each other in the field; the page's "
-                             "fixed pairwise counts could then differ from a recount on a smaller field")
+            raise ValueError(
+                "scores has distinct values within tol of each other in the field; the page's "
+                "fixed pairwise counts could then differ from a recount on a smaller field"
+            )
         counts = pairwise_wins(sub, direction, tol=tol)
         data["wins"] = counts.wins[: len(protected)].astype(int).tolist()
         data["compared"] = counts.compared[: len(protected)].astype(int).tolist()
     else:
         if len(pool) > 8:
-            raise ValueError(f"convention='quantile' is looked up for every subset of the pool; at most 8 pool "
-                             f"models, got {len(pool)}")
+            raise ValueError(
+                f"convention='quantile' is looked up for every subset of the pool; at most 8 pool "
+                f"models, got {len(pool)}"
+            )
         lookup = []
         for key in range(2 ** len(pool)):
             added = [pool[k] for k in range(len(pool)) if key >> k & 1]
-            lookup.append(_ranks(protected_ranking(frame, higher_is_better, protected=protected, added=added,
-                                                   convention=convention, tol=tol)))
+            lookup.append(
+                _ranks(
+                    protected_ranking(
+                        frame, higher_is_better, protected=protected, added=added, convention=convention, tol=tol
+                    )
+                )
+            )
         data["lookup"] = lookup
     return Explorable("model-toggle", data)
 
@@ -252,21 +272,34 @@ def label_noise(
     top = check_number(top, "top", low=2, integer=True)
     direction = _direction(frame, higher_is_better)
     oriented = frame.to_numpy(dtype=float) * np.where(direction, 1.0, -1.0)
-    low = default_eps(oriented, tol=tol) if eps is None else check_number(eps, "eps", low=0.0, high=1.0,
-                                                                          low_open=True, high_open=True)
+    low = (
+        default_eps(oriented, tol=tol)
+        if eps is None
+        else check_number(eps, "eps", low=0.0, high=1.0, low_open=True, high_open=True)
+    )
     if worst is None:
-        worst = cardinal_sensitivity(oriented, eps=low, method="relaxation", restarts=8, steps=100, polish_starts=16, seed=seed,
-                                     tol=tol).weights
+        worst = cardinal_sensitivity(
+            oriented, eps=low, method="relaxation", restarts=8, steps=100, polish_starts=16, seed=seed, tol=tol
+        ).weights
     worst = np.asarray(worst, dtype=float)
     if worst.shape != (frame.shape[1],) or not np.all((worst >= low - 1e-12) & (worst <= 1 + 1e-12)):
         raise ValueError(f"worst must hold one weight in [eps, 1] = [{low:g}, 1] per task")
     before = rank(oriented.mean(axis=1), tol=tol)
     shown = np.argsort(before, kind="stable")[: min(top, len(before))]
-    return Explorable("label-noise", {
-        "models": [str(x) for x in frame.index], "tasks": [str(t) for t in frame.columns],
-        "values": oriented.tolist(), "eps": float(low), "worst": np.clip(worst, low, 1.0).tolist(),
-        "before": _ranks(before), "shown": shown.tolist(), "tol": tol, "caption": caption,
-    })
+    return Explorable(
+        "label-noise",
+        {
+            "models": [str(x) for x in frame.index],
+            "tasks": [str(t) for t in frame.columns],
+            "values": oriented.tolist(),
+            "eps": float(low),
+            "worst": np.clip(worst, low, 1.0).tolist(),
+            "before": _ranks(before),
+            "shown": shown.tolist(),
+            "tol": tol,
+            "caption": caption,
+        },
+    )
 
 
 def missing_share(
@@ -325,7 +358,7 @@ def missing_share(
     direction = _direction(frame, higher_is_better)
     oriented = frame * np.where(direction, 1.0, -1.0)
 
-    def rules(table: pd.DataFrame) -> list[pd.Series]:
+    def rules(table: pd.DataFrame) -> list[Any]:
         return [rank(mean_score(table, nan_policy="omit"), tol=tol), rank(partial_borda(table, tol=tol), tol=tol)]
 
     full = rules(oriented)
@@ -334,21 +367,33 @@ def missing_share(
     for share in shares:
         holed = knock_out(oriented, share, seed=seed)
         after = rules(holed)
-        states.append({
-            "share": float(share), "missing": int(holed.isna().sum().sum()),
-            "ranks": [_ranks(a[s]) for a, s in zip(after, shown)],
-            "tau": [kendall_tau_distance(f, a) for f, a in zip(full, after)],
-        })
-    return Explorable("missing-share", {
-        "rules": ["mean of observed", "one-level Borda"], "full": [_ranks(f[s]) for f, s in zip(full, shown)],
-        "shown": [[str(x) for x in s] for s in shown], "states": states, "seed": seed,
-        "scores": [[None if np.isnan(v) else float(v) for v in row] for row in oriented.to_numpy(dtype=float)],
-        "models": [str(x) for x in frame.index], "tasks": [str(t) for t in frame.columns], "tol": tol,
-    })
+        states.append(
+            {
+                "share": float(share),
+                "missing": int(holed.isna().sum().sum()),
+                "ranks": [_ranks(a[s]) for a, s in zip(after, shown)],
+                "tau": [kendall_tau_distance(f, a) for f, a in zip(full, after)],
+            }
+        )
+    return Explorable(
+        "missing-share",
+        {
+            "rules": ["mean of observed", "one-level Borda"],
+            "full": [_ranks(f[s]) for f, s in zip(full, shown)],
+            "shown": [[str(x) for x in s] for s in shown],
+            "states": states,
+            "seed": seed,
+            "scores": [[None if np.isnan(v) else float(v) for v in row] for row in oriented.to_numpy(dtype=float)],
+            "models": [str(x) for x in frame.index],
+            "tasks": [str(t) for t in frame.columns],
+            "tol": tol,
+        },
+    )
 
 
-def cell_knockout(scores: pd.DataFrame, higher_is_better: Any = True, *,
-                  tol: float = DEFAULT_TIE_TOLERANCE) -> Explorable:
+def cell_knockout(
+    scores: pd.DataFrame, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> Explorable:
     r"""One check box per observed cell (ticked = kept); the page ranks the models under two rules.
 
     The page computes the mean of each model's observed scores and one-level
@@ -382,17 +427,27 @@ def cell_knockout(scores: pd.DataFrame, higher_is_better: Any = True, *,
     frame = as_score_frame(scores, allow_nan=True)
     direction = _direction(frame, higher_is_better)
     values = frame.to_numpy(dtype=float)
-    return Explorable("cell-knockout", {
-        "models": [str(x) for x in frame.index], "tasks": [str(t) for t in frame.columns],
-        "values": [[None if np.isnan(v) else float(v) for v in row] for row in values],
-        "labels": [["" if np.isnan(v) else f"{v:g}" for v in row] for row in values],
-        "sign": [1.0 if d else -1.0 for d in direction], "tol": tol,
-    })
+    return Explorable(
+        "cell-knockout",
+        {
+            "models": [str(x) for x in frame.index],
+            "tasks": [str(t) for t in frame.columns],
+            "values": [[None if np.isnan(v) else float(v) for v in row] for row in values],
+            "labels": [["" if np.isnan(v) else f"{v:g}" for v in row] for row in values],
+            "sign": [1.0 if d else -1.0 for d in direction],
+            "tol": tol,
+        },
+    )
 
 
-def effort(returns_at_zero: Sequence[float], curvature: Sequence[float], tasks: Sequence[str], *,
-           budget: float = 1.0,
-           caption: str = "Optimal effort per task for the return curves set above.") -> Explorable:
+def effort(
+    returns_at_zero: Sequence[float],
+    curvature: Sequence[float],
+    tasks: Sequence[str],
+    *,
+    budget: float = 1.0,
+    caption: str = "Optimal effort per task for the return curves set above.",
+) -> Explorable:
     r"""Sliders for the return curves :math:`f_i(x) = a_i \log(1 + b_i x)`; the page solves water filling.
 
     The marginal return :math:`a_i b_i / (1 + b_i x)` equals the water level
@@ -433,9 +488,15 @@ def effort(returns_at_zero: Sequence[float], curvature: Sequence[float], tasks: 
         raise ValueError("returns at zero and curvatures must be finite and positive")
     budget = check_number(budget, "budget", low=0.0, low_open=True)
     a = a0 / b0
-    return Explorable("effort", {
-        "tasks": tasks, "a": a.tolist(), "b": b0.tolist(), "budget": budget,
-        "aRange": [0.05, float(max(5 * a.max(), 1.0))], "bRange": [0.1, float(max(3 * b0.max(), 1.0))],
-        "caption": caption,
-    })
-
+    return Explorable(
+        "effort",
+        {
+            "tasks": tasks,
+            "a": a.tolist(),
+            "b": b0.tolist(),
+            "budget": budget,
+            "aRange": [0.05, float(max(5 * a.max(), 1.0))],
+            "bRange": [0.1, float(max(3 * b0.max(), 1.0))],
+            "caption": caption,
+        },
+    )

@@ -34,14 +34,24 @@ of shuffles of two lists); the corrected count gives the same :math:`r_j/(k+1)`
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import (as_direction, as_score_frame, as_score_matrix, as_vector, check_nan_policy, check_number,
-                          direction_of, split_table, wrap_models)
+from ._validation import (
+    as_direction,
+    as_score_frame,
+    as_score_matrix,
+    as_vector,
+    check_nan_policy,
+    check_number,
+    direction_of,
+    split_table,
+    wrap_models,
+)
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = [
@@ -132,8 +142,9 @@ def compatible_matrix(partial_ranking: Sequence, n: int) -> np.ndarray:
     observed = ~np.isnan(midrank)
     out = np.full((n, n), 0.5)
     ro = midrank[observed]
-    out[np.ix_(observed, observed)] = np.where(ro[:, None] < ro[None, :], 1.0,
-                                               np.where(ro[:, None] > ro[None, :], 0.0, 0.5))
+    out[np.ix_(observed, observed)] = np.where(
+        ro[:, None] < ro[None, :], 1.0, np.where(ro[:, None] > ro[None, :], 0.0, 0.5)
+    )
     share = midrank / (k + 1)  # unobserved above observed j
     out[np.ix_(~observed, observed)] = share[observed][None, :]
     out[np.ix_(observed, ~observed)] = 1.0 - share[observed][:, None]
@@ -212,8 +223,9 @@ def _expected_wins(mat, direction, tol) -> np.ndarray:
     return np.where(seen, observed_wins, (n - 1) / 2.0)
 
 
-def partial_borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-                  nan_policy: str = "omit") -> np.ndarray | pd.Series:
+def partial_borda(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, nan_policy: str = "omit"
+) -> np.ndarray | pd.Series:
     r"""One-level Borda aggregation with missing scores (:math:`\sigma^l` of Himmi et al.).
 
     Sums the compatible matrices of all tasks, :math:`M = \sum_t M^{(t)}`, and
@@ -253,7 +265,9 @@ def partial_borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     return wrap_models(_expected_wins(mat, direction, tol).sum(axis=1), mat, "partial_borda")
 
 
-def two_level_borda(instance_scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.Series:
+def two_level_borda(
+    instance_scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray | pd.Series:
     r"""Two-level Borda aggregation (:math:`\sigma^{2l}` of Himmi et al.) from instance-level scores.
 
     Parameters
@@ -298,6 +312,7 @@ def two_level_borda(instance_scores: Any, higher_is_better: Any = True, *, tol: 
             raise ValueError(f"task {name!s} lists different systems from the first task")
         seen_anywhere |= ~np.isnan(mat.values).all(axis=1)
         per_task.append(np.asarray(partial_borda(mat.values, bool(hib), tol=tol, nan_policy="middle")))
+    assert seen_anywhere is not None and models is not None and labelled is not None  # tasks is not empty
     if not seen_anywhere.all():
         bad = [models[i] for i in np.flatnonzero(~seen_anywhere)]
         raise ValueError(f"system(s) {bad[:5]} have no observed score on any task")
@@ -344,8 +359,9 @@ class PairwiseConfidence:
         return pd.DataFrame(signed, index=self.models, columns=self.models)
 
 
-def pairwise_confidence(scores: Any, higher_is_better: Any = True, delta: float = 0.05, *,
-                        tol: float = DEFAULT_TIE_TOLERANCE) -> PairwiseConfidence:
+def pairwise_confidence(
+    scores: Any, higher_is_better: Any = True, delta: float = 0.05, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> PairwiseConfidence:
     r"""Which pairwise orders are supported by the data at confidence level ``delta``.
 
     For each pair, :math:`\hat M_{ij}` is the share of the :math:`z_{ij}`
@@ -391,15 +407,20 @@ def _check_methods(methods: Any, known: Sequence[str]) -> list[str]:
     methods = list(methods)
     unknown = [m for m in methods if m not in known]
     if unknown or not methods:
-        raise ValueError(f"methods: unknown method(s) {unknown} (known: {', '.join(known)})" if unknown
-                         else "methods must name at least one method")
+        raise ValueError(
+            f"methods: unknown method(s) {unknown} (known: {', '.join(known)})"
+            if unknown
+            else "methods must name at least one method"
+        )
     return methods
 
 
 def _check_shares(shares: Any) -> list[float]:
     if shares is None or isinstance(shares, (str, bytes)):
         raise TypeError(f"shares must be a list of numbers in [0, 1), got {shares!r}")
-    out = [check_number(x, "shares", low=0.0, high=1.0, high_open=True) for x in np.ravel(np.asarray(shares, dtype=object))]
+    out = [
+        check_number(x, "shares", low=0.0, high=1.0, high_open=True) for x in np.ravel(np.asarray(shares, dtype=object))
+    ]
     if not out:
         raise ValueError("shares must hold at least one share")
     return out
@@ -507,8 +528,9 @@ def robustness_study(
     shares = _check_shares(shares)
     repetitions = check_number(repetitions, "repetitions", low=1, integer=True)
     seed = check_number(seed, "seed", low=0, integer=True)
-    direction = as_direction(higher_is_better, scores.shape[1],
-                             list(scores.columns) if isinstance(higher_is_better, pd.Series) else None)
+    direction = as_direction(
+        higher_is_better, scores.shape[1], list(scores.columns) if isinstance(higher_is_better, pd.Series) else None
+    )
     oriented = scores * np.where(direction, 1.0, -1.0)
 
     def aggregate(frame: pd.DataFrame, method: str) -> np.ndarray:
@@ -526,15 +548,22 @@ def robustness_study(
             for m in methods:
                 r = rank(aggregate(frame, m))
                 ref = reference[m]
-                rows.append({"share": share, "repetition": rep, "method": m,
-                             "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(ref, r),
-                             "top1_changed": set(np.flatnonzero(r == r.min())) != set(np.flatnonzero(ref == ref.min())),
-                             "top3_changed": set(np.argsort(r, kind="stable")[:3]) != set(np.argsort(ref, kind="stable")[:3])})
+                rows.append(
+                    {
+                        "share": share,
+                        "repetition": rep,
+                        "method": m,
+                        "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(ref, r),
+                        "top1_changed": set(np.flatnonzero(r == r.min())) != set(np.flatnonzero(ref == ref.min())),
+                        "top3_changed": set(np.argsort(r, kind="stable")[:3])
+                        != set(np.argsort(ref, kind="stable")[:3]),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def _instance_rankings(tasks: list[np.ndarray], methods: Sequence[str]) -> dict:
-    out = {}
+    out: dict[str, Any] = {}
     if "mean" in methods:
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a removed block is an all-nan row: its mean is nan
@@ -604,6 +633,12 @@ def instance_robustness(
                 removed += 1
             ranked = _instance_rankings(work, methods)
             for m in methods:
-                rows.append({"share": share, "repetition": rep, "method": m,
-                             "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(reference[m], ranked[m])})
+                rows.append(
+                    {
+                        "share": share,
+                        "repetition": rep,
+                        "method": m,
+                        "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(reference[m], ranked[m]),
+                    }
+                )
     return pd.DataFrame(rows)

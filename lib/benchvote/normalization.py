@@ -26,7 +26,11 @@ def _per_task(value: Any, n: int, tasks: list, name: str) -> np.ndarray:
             raise ValueError(f"{name} has no entry for task(s) {missing[:5]}")
         arr = value.loc[tasks].to_numpy(dtype=float)
     else:
-        arr = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy() if np.ndim(value) == 0 else np.asarray(value, dtype=float)
+        arr = (
+            np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+            if np.ndim(value) == 0
+            else np.asarray(value, dtype=float)
+        )
     if arr.shape != (n,):
         raise ValueError(f"{name} must be a scalar or have one entry per task ({n}), got shape {arr.shape}")
     if not np.isfinite(arr).all():
@@ -40,8 +44,9 @@ def _rebuild(values: np.ndarray, mat: Any) -> Any:
     return values
 
 
-def dynamic_range(scores: Any, higher_is_better: Any = True, *, low: Any, high: Any,
-                  scale: float = 100.0) -> np.ndarray | pd.DataFrame:
+def dynamic_range(
+    scores: Any, higher_is_better: Any = True, *, low: Any, high: Any, scale: float = 100.0
+) -> np.ndarray | pd.DataFrame:
     r"""BIG-bench's dynamic-range normalisation of each task.
 
     .. math::
@@ -80,15 +85,18 @@ def dynamic_range(scores: Any, higher_is_better: Any = True, *, low: Any, high: 
     hi = _per_task(high, n, mat.tasks, "high")
     if (sign * (hi - lo) <= 0).any():
         bad = [mat.tasks[j] for j in np.flatnonzero(sign * (hi - lo) <= 0)]
-        raise ValueError(f"high must be better than low in each task's direction (above it when higher is better, "
-                         f"below it otherwise); it is not on {bad[:5]}")
+        raise ValueError(
+            f"high must be better than low in each task's direction (above it when higher is better, "
+            f"below it otherwise); it is not on {bad[:5]}"
+        )
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError("scale must be a positive number")
     return _rebuild(scale * (mat.values - lo) / (hi - lo), mat)
 
 
-def random_baseline(scores: Any, higher_is_better: Any = True, *, baseline: Any, maximum: Any = 100.0,
-                    clip: bool = False) -> np.ndarray | pd.DataFrame:
+def random_baseline(
+    scores: Any, higher_is_better: Any = True, *, baseline: Any, maximum: Any = 100.0, clip: bool = False
+) -> np.ndarray | pd.DataFrame:
     r"""Open LLM Leaderboard v2 normalisation: 0 at chance level, 100 at the maximum.
 
     .. math::

@@ -6,9 +6,9 @@ Every function draws into an :class:`~matplotlib.axes.Axes` (a new one when
 
 from __future__ import annotations
 
-from typing import Any, Sequence
-
 import textwrap
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,8 +66,8 @@ def _label_room(ax: Any, texts: list) -> tuple[float, float]:
 
 
 def bump_chart(
-    before: Sequence[float],
-    after: Sequence[float],
+    before: Any,
+    after: Any,
     labels: Sequence[str] | None = None,
     *,
     ax: Any = None,
@@ -116,9 +116,19 @@ def bump_chart(
         width = 2.2 if i in moved else 1.2
         ax.plot([0, 1], [b[i], a[i]], color=colour, lw=width, marker="o", ms=4, zorder=3 if i in moved else 2)
         for x, y, side in ((0, left_y[i], -1), (1, right_y[i], 1)):
-            texts.append(ax.annotate(names[i], (x, y), xytext=(5 * side, 0), textcoords="offset points",
-                                     ha="left" if side > 0 else "right", va="center", fontsize=8.5,
-                                     color=colour, annotation_clip=False))
+            texts.append(
+                ax.annotate(
+                    names[i],
+                    (x, y),
+                    xytext=(5 * side, 0),
+                    textcoords="offset points",
+                    ha="left" if side > 0 else "right",
+                    va="center",
+                    fontsize=8.5,
+                    color=colour,
+                    annotation_clip=False,
+                )
+            )
     ax.set_xlim(*_label_room(ax, texts))
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
@@ -127,13 +137,14 @@ def bump_chart(
     ax.set_ylabel("rank (1 = best)")
     ax.set_xlabel("red: models in a pair whose order changes")
     ax.set_yticks(range(1, int(np.ceil(top)) + 1) if top <= 30 else np.linspace(1, top, 6).round())
-    for side in ("right", "bottom"):
-        ax.spines[side].set_visible(False)
+    for spine in ("right", "bottom"):
+        ax.spines[spine].set_visible(False)
     return ax
 
 
-def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any = None,
-                   highlight: Sequence[tuple] = ()) -> Any:
+def majority_graph(
+    margins: Any, labels: Sequence[str] | None = None, *, ax: Any = None, highlight: Sequence[tuple] = ()
+) -> Any:
     """Draw the majority relation: an arrow from i to j when the margin of i over j is positive.
 
     Models sit on a circle; each arrow is labelled with its margin.  Arrows
@@ -172,11 +183,25 @@ def majority_graph(margins: Any, labels: Sequence[str] | None = None, *, ax: Any
                 colour = _FLIP if (i, j) in red else "#34495e"
                 ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
                 mid = (a + b) / 2 + 0.08 * np.array([-direction[1], direction[0]])
-                ax.text(mid[0], mid[1], f"+{m_arr[i, j]:g}", fontsize=7 if small else 9,
-                        ha="center", va="center", color=colour)
+                ax.text(
+                    mid[0],
+                    mid[1],
+                    f"+{m_arr[i, j]:g}",
+                    fontsize=7 if small else 9,
+                    ha="center",
+                    va="center",
+                    color=colour,
+                )
     for (x, y), name in zip(xy, names):
-        ax.text(x, y, textwrap.fill(name, 12), ha="center", va="center", fontsize=8 if small else 10,
-                bbox=dict(boxstyle="round,pad=0.3", fc="#ecf0f1", ec="#2c3e50"))
+        ax.text(
+            x,
+            y,
+            textwrap.fill(name, 12),
+            ha="center",
+            va="center",
+            fontsize=8 if small else 10,
+            bbox=dict(boxstyle="round,pad=0.3", fc="#ecf0f1", ec="#2c3e50"),
+        )
     ax.set_xlim(-1.45, 1.45)
     ax.set_ylim(-1.35, 1.35)
     ax.set_aspect("equal")

@@ -8,13 +8,14 @@ best model and tied models share the average of the positions they occupy
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
-from typing import Any, Sequence, overload
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
 
-from ._validation import split_table, as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol
+from ._validation import as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol, split_table
 
 __all__ = [
     "rank",
@@ -61,14 +62,17 @@ def _rank(table: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
 
 
 @overload
-def rank(scores: pd.DataFrame, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
-         nan_policy: str = ...) -> pd.DataFrame: ...
+def rank(
+    scores: pd.DataFrame, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ..., nan_policy: str = ...
+) -> pd.DataFrame: ...
 @overload
-def rank(scores: pd.Series, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
-         nan_policy: str = ...) -> pd.Series: ...
+def rank(
+    scores: pd.Series, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ..., nan_policy: str = ...
+) -> pd.Series: ...
 @overload
-def rank(scores: Any, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ...,
-         nan_policy: str = ...) -> np.ndarray: ...
+def rank(
+    scores: Any, higher_is_better: Any = ..., *, axis: int = ..., tol: float = ..., nan_policy: str = ...
+) -> np.ndarray: ...
 def rank(
     scores: Any,
     higher_is_better: Any = True,
@@ -161,7 +165,11 @@ def rank(
 
     one_d = values.ndim == 1
     table = values[:, None] if one_d else (values if axis in (0, -2) else values.T)
-    direction = as_direction(higher_is_better, table.shape[1], list(columns) if columns is not None and not one_d and axis in (0, -2) else None)
+    direction = as_direction(
+        higher_is_better,
+        table.shape[1],
+        list(columns) if columns is not None and not one_d and axis in (0, -2) else None,
+    )
     out = _rank(table, direction, tol)
     if one_d:
         out = out[:, 0]
@@ -192,7 +200,7 @@ def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
     return out
 
 
-def flipped_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
 
     Examples
@@ -212,7 +220,7 @@ def flipped_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple
     return out
 
 
-def changed_pairs(before: Sequence[float], after: Sequence[float]) -> list[tuple[int, int]]:
+def changed_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j), i < j, whose relative order differs in any way (reversed, tied or untied).
 
     Examples

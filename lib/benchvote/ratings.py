@@ -15,8 +15,9 @@ centred to mean zero (Bradley-Terry) or around the initial rating (Elo).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,8 +28,9 @@ from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
 
 
-def comparison_matrix(scores: Any, higher_is_better: Any = True, *,
-                      tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
+def comparison_matrix(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray | pd.DataFrame:
     """Task-level wins as a match table: entry (i, j) counts the tasks i wins against j, a tie counting 1/2.
 
     Examples
@@ -120,13 +122,15 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     for _ in range(int(np.ceil(np.log2(m))) + 1):
         closure = ((closure @ closure) > 0).astype(int)
     if not closure.all():
-        raise ValueError("the comparison graph is not strongly connected (some model never loses or never wins "
-                         "against a group): the maximum-likelihood ratings do not exist")
+        raise ValueError(
+            "the comparison graph is not strongly connected (some model never loses or never wins "
+            "against a group): the maximum-likelihood ratings do not exist"
+        )
     total_wins = w.sum(axis=1)
     p = np.ones(m)
     converged = False
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007  (the count is reported after the loop)
         denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
         new = total_wins / denom
         new = new / np.exp(np.mean(np.log(new)))
@@ -143,8 +147,9 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
 
 
-def matches_from_scores(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-                        seed: int = 0) -> list[tuple[int, int, float]]:
+def matches_from_scores(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, seed: int = 0
+) -> list[tuple[int, int, float]]:
     """Every task-level comparison as a match ``(i, j, score_of_i)`` (1 win, 0.5 tie, 0 loss), in a seeded random order.
 
     Examples
@@ -159,15 +164,21 @@ def matches_from_scores(scores: Any, higher_is_better: Any = True, *, tol: float
     for k in range(r.shape[1]):
         seen = np.flatnonzero(~np.isnan(r[:, k]))
         for a_pos, i in enumerate(seen):
-            for j in seen[a_pos + 1:]:
+            for j in seen[a_pos + 1 :]:
                 s = 1.0 if r[i, k] < r[j, k] else (0.0 if r[i, k] > r[j, k] else 0.5)
                 out.append((int(i), int(j), s))
     order = np.random.default_rng(seed).permutation(len(out))
     return [out[t] for t in order]
 
 
-def elo(matches: Sequence[tuple[int, int, float]], n_models: int, *, k: float = 4.0, initial: float = 1500.0,
-        scale: float = 400.0) -> np.ndarray:
+def elo(
+    matches: Sequence[tuple[int, int, float]],
+    n_models: int,
+    *,
+    k: float = 4.0,
+    initial: float = 1500.0,
+    scale: float = 400.0,
+) -> np.ndarray:
     r"""Online Elo ratings from a sequence of matches.
 
     After a match in which model i scores :math:`S \in \{0, \tfrac12, 1\}` against j,

@@ -87,5 +87,6 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
     if np.corrcoef(pc1, oriented.mean(axis=1))[0, 1] < 0:
         pc1, loadings = -pc1, -loadings
     load = pd.Series(loadings, index=pd.Index(mat.tasks), name="pc1_loading") if mat.labelled else loadings
-    return BenchmarkPCA(singular_values=s, explained=explained, pc1_scores=wrap_models(pc1, mat, "pc1"),
-                        pc1_loadings=load)
+    return BenchmarkPCA(
+        singular_values=s, explained=explained, pc1_scores=wrap_models(pc1, mat, "pc1"), pc1_loadings=load
+    )

@@ -9,17 +9,17 @@ of the library.  The positional Borda count lives in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, wrap_models
+from ._validation import ScoreMatrix, as_score_matrix, check_tol, direction_of, split_table, wrap_models
 from .aggregation import borda
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
-from ._validation import ScoreMatrix, check_tol, direction_of, split_table
 
 __all__ = [
     "majority_counts",
@@ -105,7 +105,9 @@ def _labelled_square(values: np.ndarray, mat: ScoreMatrix) -> np.ndarray | pd.Da
     return values
 
 
-def margin_matrix(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
+def margin_matrix(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray | pd.DataFrame:
     r"""Majority margins :math:`M_{ij} = N_{ij} - N_{ji}` (antisymmetric).
 
     :math:`M_{ij} > 0` means a majority of the voting tasks prefers model i to
@@ -125,7 +127,9 @@ def margin_matrix(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     return _labelled_square(n - n.T, mat)
 
 
-def majority_relation(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.DataFrame:
+def majority_relation(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray | pd.DataFrame:
     """Strict majority relation: entry (i, j) is True when more tasks prefer i to j than j to i.
 
     Examples
@@ -204,7 +208,9 @@ class CondorcetCycle:
     buffer: float
 
 
-def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> list[CondorcetCycle]:
+def condorcet_cycles(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> list[CondorcetCycle]:
     r"""All three-model majority cycles, each reported once.
 
     A triple (a, b, c) is a Condorcet cycle when a strict majority of the
@@ -235,14 +241,20 @@ def condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: float = 
     for i, j, k in zip(a[keep], b[keep], c[keep]):
         # the buffer of a defeat: the smallest score gap among the tasks that vote for it (abstainers excluded)
         gaps = [float((s[x] - s[y])[votes[x, y]].min()) for x, y in ((i, j), (j, k), (k, i))]
-        out.append(CondorcetCycle(models=(mat.models[i], mat.models[j], mat.models[k]),
-                                  margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
-                                  buffer=min(gaps)))
+        out.append(
+            CondorcetCycle(
+                models=(mat.models[i], mat.models[j], mat.models[k]),
+                margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
+                buffer=min(gaps),
+            )
+        )
     out.sort(key=lambda cyc: -cyc.buffer)
     return out
 
 
-def copeland(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.Series:
+def copeland(
+    scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
+) -> np.ndarray | pd.Series:
     """Copeland score: pairwise majority victories minus defeats.
 
     Examples
@@ -353,8 +365,13 @@ class KemenyResult:
     n_optimal: int
 
 
-def kemeny(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE,
-           max_models: int = KEMENY_MAX_MODELS) -> KemenyResult:
+def kemeny(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    max_models: int = KEMENY_MAX_MODELS,
+) -> KemenyResult:
     r"""Kemeny–Young ranking by exhaustive search.
 
     Finds the order :math:`\pi` of the models minimising the total number of
@@ -384,8 +401,10 @@ def kemeny(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TI
     mat, direction, tol = _table(scores, higher_is_better, tol)
     m = mat.shape[0]
     if m > max_models:
-        raise ValueError(f"kemeny searches all orders exhaustively and is limited to {max_models} models; "
-                         f"got {m}. Restrict the table to fewer models (for example the top {max_models})")
+        raise ValueError(
+            f"kemeny searches all orders exhaustively and is limited to {max_models} models; "
+            f"got {m}. Restrict the table to fewer models (for example the top {max_models})"
+        )
     n = _counts(mat.values, direction, tol)
     perms = np.array(list(permutations(range(m))), dtype=np.int64)  # each row: models best first
     position = np.empty_like(perms)
@@ -397,6 +416,6 @@ def kemeny(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TI
     best = int(cost.min())
     first = int(np.flatnonzero(cost == best)[0])
     ranks = position[first].astype(float) + 1
-    return KemenyResult(ranks=wrap_models(ranks, mat, "kemeny"), disagreements=best,
-                        n_optimal=int((cost == best).sum()))
-
+    return KemenyResult(
+        ranks=wrap_models(ranks, mat, "kemeny"), disagreements=best, n_optimal=int((cost == best).sum())
+    )

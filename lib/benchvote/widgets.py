@@ -9,19 +9,30 @@ only wire inputs to the library's pure functions; all computation happens there.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._validation import split_table
 from .aggregation import protected_ranking
 from .plotting import bump_chart
-from .ranking import changed_pairs, flipped_pairs
-from .ranking import kendall_tau_distance
-from ._validation import split_table
+from .ranking import changed_pairs, flipped_pairs, kendall_tau_distance
 
-__all__ = ["model_toggle", "label_noise_sliders", "missing_share_slider", "cell_knockout_grid", "domain_explorer",
-           "effort_explorer"]
+__all__ = [
+    "model_toggle",
+    "label_noise_sliders",
+    "missing_share_slider",
+    "cell_knockout_grid",
+    "domain_explorer",
+    "effort_explorer",
+]
+
+
+def _log_return_slope(a: float, b: float) -> Any:
+    """The marginal return of f(x) = a log(1 + b x): f'(x) = a b / (1 + b x)."""
+    return lambda x: a * b / (1 + b * x)
 
 
 def _oriented(scores: Any, higher_is_better: Any) -> pd.DataFrame:
@@ -66,8 +77,10 @@ def model_toggle(
     if set(protected) & set(pool):
         raise ValueError(f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and added")
     base = protected_ranking(scores, higher_is_better, protected=protected, convention=convention)
-    boxes = [widgets.Checkbox(value=x in set(checked), description=str(x), indent=False,
-                              layout=widgets.Layout(width="auto")) for x in pool]
+    boxes = [
+        widgets.Checkbox(value=x in set(checked), description=str(x), indent=False, layout=widgets.Layout(width="auto"))
+        for x in pool
+    ]
     out = widgets.Output()
     summary = widgets.HTML()
 
@@ -87,14 +100,21 @@ def model_toggle(
 
         names = "; ".join(describe(i, j) for i, j in changed[:4])
         more = f" and {len(changed) - 4} more" if len(changed) > 4 else ""
-        summary.value = (f"<b>{len(added)}</b> weak model(s) added; <b>{len(changed)}</b> protected pair(s) change "
-                         f"order, <b>{len(flips)}</b> reversed outright (Kendall tau distance {tau:.3f})"
-                         f"{': ' + names + more if changed else ''}.")
+        summary.value = (
+            f"<b>{len(added)}</b> weak model(s) added; <b>{len(changed)}</b> protected pair(s) change "
+            f"order, <b>{len(flips)}</b> reversed outright (Kendall tau distance {tau:.3f})"
+            f"{': ' + names + more if changed else ''}."
+        )
         out.clear_output(wait=True)
         with out:
             fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(protected) + 1.4))
-            bump_chart(base.to_numpy(), new.to_numpy(), labels=protected, ax=ax,
-                       titles=("protected models only", f"with {len(added)} added"))
+            bump_chart(
+                base.to_numpy(),
+                new.to_numpy(),
+                labels=protected,
+                ax=ax,
+                titles=("protected models only", f"with {len(added)} added"),
+            )
             fig.tight_layout()
             plt.show()
 
@@ -105,9 +125,10 @@ def model_toggle(
     return widgets.VBox([widgets.HTML("<b>Add weak models to the field:</b>"), grid, summary, out])
 
 
-def label_noise_sliders(scores: pd.DataFrame, higher_is_better: Any = True, *, top: int = 15,
-                        eps: float | None = None) -> Any:
-    """One slider per task for its share of intact labels, a live bump chart of the ``top`` models (ranked among themselves),
+def label_noise_sliders(
+    scores: pd.DataFrame, higher_is_better: Any = True, *, top: int = 15, eps: float | None = None
+) -> Any:
+    """One slider per task for its share of intact labels, a live bump chart of the ``top`` models (among themselves),
     and a button that moves the sliders to the worst case found by :func:`benchvote.sensitivity.cardinal_sensitivity`.
 
     With shares :math:`\\alpha_j`, the reweighted mean score is :math:`\\sum_j \\alpha_j s_{ij}`
@@ -131,10 +152,20 @@ def label_noise_sliders(scores: pd.DataFrame, higher_is_better: Any = True, *, t
     values = scores.to_numpy(dtype=float)
     before = rank(values.mean(axis=1))
     shown = np.argsort(before, kind="stable")[:top]
-    sliders = [widgets.FloatSlider(value=1.0, min=low, max=1.0, step=0.01, description=str(t)[:18],
-                                   continuous_update=False, readout_format=".2f",
-                                   style={"description_width": "130px"}, layout=widgets.Layout(width="420px"))
-               for t in scores.columns]
+    sliders = [
+        widgets.FloatSlider(
+            value=1.0,
+            min=low,
+            max=1.0,
+            step=0.01,
+            description=str(t)[:18],
+            continuous_update=False,
+            readout_format=".2f",
+            style={"description_width": "130px"},
+            layout=widgets.Layout(width="420px"),
+        )
+        for t in scores.columns
+    ]
     button = widgets.Button(description="worst case", tooltip="search for the weights that reverse most pairs")
     reset = widgets.Button(description="no noise")
     out = widgets.Output()
@@ -144,14 +175,21 @@ def label_noise_sliders(scores: pd.DataFrame, higher_is_better: Any = True, *, t
         alpha = np.array([s.value for s in sliders])
         after = rank(values @ alpha / alpha.sum())  # the weighted mean, as in benchvote.sensitivity
         tau = kendall_tau_distance(before, after)
-        summary.value = (f"All {len(before)} models: Kendall tau distance <b>{tau:.3f}</b>, "
-                         f"max rank change <b>{max_rank_change(before, after):.3f}</b>.")
+        summary.value = (
+            f"All {len(before)} models: Kendall tau distance <b>{tau:.3f}</b>, "
+            f"max rank change <b>{max_rank_change(before, after):.3f}</b>."
+        )
         out.clear_output(wait=True)
         with out:
             fig, ax = plt.subplots(figsize=(7.5, 0.3 * top + 1.4))
             # ranks among the shown models (the summary above speaks of all models)
-            bump_chart(rank(before[shown], higher_is_better=False), rank(after[shown], higher_is_better=False),
-                       labels=[scores.index[i] for i in shown], ax=ax, titles=("clean labels", "with label noise"))
+            bump_chart(
+                rank(before[shown], higher_is_better=False),
+                rank(after[shown], higher_is_better=False),
+                labels=[scores.index[i] for i in shown],
+                ax=ax,
+                titles=("clean labels", "with label noise"),
+            )
             fig.tight_layout()
             plt.show()
 
@@ -175,8 +213,9 @@ def label_noise_sliders(scores: pd.DataFrame, higher_is_better: Any = True, *, t
     button.on_click(worst)
     reset.on_click(clean)
     redraw()
-    return widgets.VBox([widgets.HTML("<b>Share of intact labels per task:</b>"), *sliders,
-                         widgets.HBox([button, reset]), summary, out])
+    return widgets.VBox(
+        [widgets.HTML("<b>Share of intact labels per task:</b>"), *sliders, widgets.HBox([button, reset]), summary, out]
+    )
 
 
 def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, top: int = 8, seed: int = 0) -> Any:
@@ -201,9 +240,16 @@ def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, 
 
     scores = _oriented(scores, higher_is_better)
     rules = {"mean of observed": lambda s: mean_score(s, nan_policy="omit"), "one-level Borda": partial_borda}
-    full = {name: rank(rule(scores)) for name, rule in rules.items()}
-    slider = widgets.FloatSlider(value=0.0, min=0.0, max=0.6, step=0.05, description="share removed",
-                                 continuous_update=False, style={"description_width": "110px"})
+    full: dict[str, Any] = {name: rank(rule(scores)) for name, rule in rules.items()}
+    slider = widgets.FloatSlider(
+        value=0.0,
+        min=0.0,
+        max=0.6,
+        step=0.05,
+        description="share removed",
+        continuous_update=False,
+        style={"description_width": "110px"},
+    )
     out = widgets.Output()
     summary = widgets.HTML()
 
@@ -216,8 +262,13 @@ def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, 
             for ax, (name, rule) in zip(axes, rules.items()):
                 after = rank(rule(holed))
                 shown = full[name].sort_values().index[:top]
-                bump_chart(full[name][shown].to_numpy(), after[shown].to_numpy(), labels=list(shown), ax=ax,
-                           titles=("all scores", f"{slider.value:.0%} removed"))
+                bump_chart(
+                    full[name][shown].to_numpy(),
+                    after[shown].to_numpy(),
+                    labels=list(shown),
+                    ax=ax,
+                    titles=("all scores", f"{slider.value:.0%} removed"),
+                )
                 ax.set_title(name, fontsize=10)
                 parts.append(f"{name}: Kendall tau distance <b>{kendall_tau_distance(full[name], after):.3f}</b>")
             fig.tight_layout()
@@ -250,8 +301,12 @@ def cell_knockout_grid(scores: pd.DataFrame, higher_is_better: Any = True) -> An
         cells.append(widgets.HTML(f"<b>{model}</b>"))
         for j in range(scores.shape[1]):
             if observed[i, j]:
-                box = widgets.Checkbox(value=True, description=f"{scores.iat[i, j]:g}", indent=False,
-                                       layout=widgets.Layout(width="auto"))
+                box = widgets.Checkbox(
+                    value=True,
+                    description=f"{scores.to_numpy(dtype=float)[i, j]:g}",
+                    indent=False,
+                    layout=widgets.Layout(width="auto"),
+                )
                 boxes[(i, j)] = box
                 cells.append(box)
             else:
@@ -265,13 +320,17 @@ def cell_knockout_grid(scores: pd.DataFrame, higher_is_better: Any = True) -> An
             if not box.value:
                 values.iat[i, j] = np.nan
         try:
-            mu = mean_score(values, nan_policy="omit").sort_values(ascending=False)
-            bl = partial_borda(values).sort_values(ascending=False)
+            mu = pd.Series(mean_score(values, nan_policy="omit")).sort_values(ascending=False)
+            bl = pd.Series(partial_borda(values)).sort_values(ascending=False)
         except ValueError as err:
             result.value = f"<b>Cannot rank:</b> {err}"
             return
-        result.value = ("<b>mean of observed:</b> " + " &gt; ".join(map(str, mu.index)) +
-                        "<br><b>one-level Borda:</b> " + " &gt; ".join(map(str, bl.index)))
+        result.value = (
+            "<b>mean of observed:</b> "
+            + " &gt; ".join(map(str, mu.index))
+            + "<br><b>one-level Borda:</b> "
+            + " &gt; ".join(map(str, bl.index))
+        )
 
     for box in boxes.values():
         box.observe(redraw, names="value")
@@ -279,8 +338,13 @@ def cell_knockout_grid(scores: pd.DataFrame, higher_is_better: Any = True) -> An
     return widgets.VBox([widgets.HTML("<b>Untick a cell to remove that score:</b>"), grid, result])
 
 
-def domain_explorer(models: Sequence, checked: Sequence = (), *, scenario: str = "MMLU",
-                    metrics: Sequence[str] = ("accuracy", "robustness", "fairness")) -> Any:
+def domain_explorer(
+    models: Sequence,
+    checked: Sequence = (),
+    *,
+    scenario: str = "MMLU",
+    metrics: Sequence[str] = ("accuracy", "robustness", "fairness"),
+) -> Any:
     """Pick a HELM scenario, models and metric groups; see which domain restrictions hold and the majority graph.
 
     Uses :func:`benchvote.data.helm_scenarios` and :func:`benchvote.domains.domain_report`.
@@ -302,10 +366,14 @@ def domain_explorer(models: Sequence, checked: Sequence = (), *, scenario: str =
     if scenario not in scenarios:
         raise KeyError(f"unknown scenario {scenario!r}; known: {', '.join(scenarios)}")
     pick_scenario = widgets.Dropdown(options=scenarios, value=scenario, description="scenario")
-    metric_boxes = [widgets.Checkbox(value=g in metrics, description=g, indent=False,
-                                     layout=widgets.Layout(width="auto")) for g in groups]
-    model_boxes = [widgets.Checkbox(value=m in set(checked), description=str(m), indent=False,
-                                    layout=widgets.Layout(width="auto")) for m in models]
+    metric_boxes = [
+        widgets.Checkbox(value=g in metrics, description=g, indent=False, layout=widgets.Layout(width="auto"))
+        for g in groups
+    ]
+    model_boxes = [
+        widgets.Checkbox(value=m in set(checked), description=str(m), indent=False, layout=widgets.Layout(width="auto"))
+        for m in models
+    ]
     report = widgets.HTML()
     out = widgets.Output()
 
@@ -328,14 +396,20 @@ def domain_explorer(models: Sequence, checked: Sequence = (), *, scenario: str =
         profile = rankings_from_scores(scores.loc[present], direction)
         r = domain_report(profile)
         yes = {True: "<b>yes</b>", False: "no"}
-        report.value = (f"{len(present)} models, {len(chosen_metrics)} metrics on {pick_scenario.value}: "
-                        f"single-peaked {yes[r.single_peaked]}, group-separable {yes[r.group_separable]}, "
-                        f"largest disagreement {r.distance_degree} pair(s), majority transitive "
-                        f"{yes[r.majority_transitive]}, {r.cycles} three-model cycle(s).")
+        report.value = (
+            f"{len(present)} models, {len(chosen_metrics)} metrics on {pick_scenario.value}: "
+            f"single-peaked {yes[r.single_peaked]}, group-separable {yes[r.group_separable]}, "
+            f"largest disagreement {r.distance_degree} pair(s), majority transitive "
+            f"{yes[r.majority_transitive]}, {r.cycles} three-model cycle(s)."
+        )
         margins = profile_majority(profile).loc[present, present].to_numpy()
         beats = margins > 0
-        red = [(i, j) for i in range(len(present)) for j in range(len(present))
-               if beats[i, j] and any(beats[j, k] and beats[k, i] for k in range(len(present)))]
+        red = [
+            (i, j)
+            for i in range(len(present))
+            for j in range(len(present))
+            if beats[i, j] and any(beats[j, k] and beats[k, i] for k in range(len(present)))
+        ]
         with out:
             fig, ax = plt.subplots(figsize=(5.6, 5.0))
             majority_graph(margins, [m.split(" (")[0] for m in present], ax=ax, highlight=red)
@@ -346,13 +420,23 @@ def domain_explorer(models: Sequence, checked: Sequence = (), *, scenario: str =
         w.observe(redraw, names="value")
     redraw()
     grid = widgets.GridBox(model_boxes, layout=widgets.Layout(grid_template_columns="repeat(2, auto)"))
-    return widgets.VBox([pick_scenario, widgets.HTML("<b>Metrics (voters):</b>"), widgets.HBox(metric_boxes),
-                         widgets.HTML("<b>Models (candidates):</b>"), grid, report, out])
+    return widgets.VBox(
+        [
+            pick_scenario,
+            widgets.HTML("<b>Metrics (voters):</b>"),
+            widgets.HBox(metric_boxes),
+            widgets.HTML("<b>Models (candidates):</b>"),
+            grid,
+            report,
+            out,
+        ]
+    )
 
 
-def effort_explorer(returns_at_zero: Sequence[float], curvature: Sequence[float], tasks: Sequence[str], *,
-                    budget: float = 1.0) -> Any:
-    """Sliders for the return curves f_i(x) = a_i log(1 + b_i x) of a few tasks; the water-filling allocation updates live.
+def effort_explorer(
+    returns_at_zero: Sequence[float], curvature: Sequence[float], tasks: Sequence[str], *, budget: float = 1.0
+) -> Any:
+    """Sliders for the return curves f_i(x) = a_i log(1 + b_i x) of a few tasks; the water-filling allocation follows.
 
     ``returns_at_zero`` are the products a_i b_i (the marginal return at zero
     effort) and ``curvature`` the b_i.  The summary compares the mean-score
@@ -375,21 +459,41 @@ def effort_explorer(returns_at_zero: Sequence[float], curvature: Sequence[float]
     if (a0 <= 0).any() or (b0 <= 0).any():
         raise ValueError("returns at zero and curvatures must be positive")
     a_init = a0 / b0
-    scale = [widgets.FloatSlider(value=float(v), min=0.05, max=float(max(5 * a_init.max(), 1.0)), step=0.05,
-                                 description=f"{t}: a", continuous_update=False) for t, v in zip(tasks, a_init)]
-    bend = [widgets.FloatSlider(value=float(v), min=0.1, max=float(max(3 * b0.max(), 1.0)), step=0.1,
-                                description=f"{t}: b", continuous_update=False) for t, v in zip(tasks, b0)]
+    scale = [
+        widgets.FloatSlider(
+            value=float(v),
+            min=0.05,
+            max=float(max(5 * a_init.max(), 1.0)),
+            step=0.05,
+            description=f"{t}: a",
+            continuous_update=False,
+        )
+        for t, v in zip(tasks, a_init)
+    ]
+    bend = [
+        widgets.FloatSlider(
+            value=float(v),
+            min=0.1,
+            max=float(max(3 * b0.max(), 1.0)),
+            step=0.1,
+            description=f"{t}: b",
+            continuous_update=False,
+        )
+        for t, v in zip(tasks, b0)
+    ]
     out = widgets.Output()
     summary = widgets.HTML()
 
     def redraw(*_: Any) -> None:
         a = np.array([s.value for s in scale])
         b = np.array([s.value for s in bend])
-        plan = water_filling([lambda x, a=ai, b=bi: a * b / (1 + b * x) for ai, bi in zip(a, b)], budget)
+        plan = water_filling([_log_return_slope(ai, bi) for ai, bi in zip(a, b)], budget)
         gain = float(np.sum(a * np.log1p(b * plan.allocation))) / len(a)
         even = float(np.sum(a * np.log1p(b * budget / len(a)))) / len(a)
-        summary.value = (f"Water level <b>{plan.level:.3f}</b>; {int(plan.active.sum())} of {len(a)} tasks get effort. "
-                         f"Mean-score gain: optimal <b>{gain:.3f}</b>, even split {even:.3f}.")
+        summary.value = (
+            f"Water level <b>{plan.level:.3f}</b>; {int(plan.active.sum())} of {len(a)} tasks get effort. "
+            f"Mean-score gain: optimal <b>{gain:.3f}</b>, even split {even:.3f}."
+        )
         out.clear_output(wait=True)
         with out:
             fig, ax = plt.subplots(figsize=(6.0, 2.8))

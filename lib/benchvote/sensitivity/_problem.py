@@ -12,13 +12,13 @@ import pandas as pd
 
 from .._validation import (
     ScoreMatrix,
-    direction_of,
-    split_table,
     as_score_matrix,
     check_choice,
     check_number,
     check_tol,
     constant_tasks,
+    direction_of,
+    split_table,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
@@ -57,7 +57,9 @@ def _check_no_constant_task(mat: Any, tol: float) -> None:
 
 
 def default_eps(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> float:
-    r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})` over the task standard deviations.
+    r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})`.
+
+    :math:`\sigma_{\min}` and :math:`\sigma_{\max}` are the smallest and largest task standard deviations.
 
     Parameters
     ----------
@@ -206,8 +208,9 @@ def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndar
     return exact_midranks(means, Fraction(float(tol)))
 
 
-def _cardinal_setup(scores: Any, higher_is_better: Any, eps: float | None, normalize: str,
-                    tol: float) -> _CardinalProblem:
+def _cardinal_setup(
+    scores: Any, higher_is_better: Any, eps: float | None, normalize: str, tol: float
+) -> _CardinalProblem:
     check_choice(normalize, "normalize", ("none", "zscore"))
     scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores)
@@ -238,13 +241,35 @@ def _cardinal_setup(scores: Any, higher_is_better: Any, eps: float | None, norma
     d = x[upper_i] - x[lower_j] + tol * nu
     # d . a for a in the box is computed from rounded inputs with n products and sums; this bounds the error
     magnitude = (np.abs(x[upper_i]) + np.abs(x[lower_j]) + tol * nu) @ hi
-    slack = (len(cols) + 4) * 2.0 ** -50 * magnitude
-    return _CardinalProblem(mat=mat, std=std, eps=eps, tol=tol, normalize=normalize, before=before, x=x, nu=nu,
-                            lo=lo, hi=hi, groups=groups, upper_i=upper_i, lower_j=lower_j, d=d, slack=slack)
+    slack = (len(cols) + 4) * 2.0**-50 * magnitude
+    return _CardinalProblem(
+        mat=mat,
+        std=std,
+        eps=eps,
+        tol=tol,
+        normalize=normalize,
+        before=before,
+        x=x,
+        nu=nu,
+        lo=lo,
+        hi=hi,
+        groups=groups,
+        upper_i=upper_i,
+        lower_j=lower_j,
+        d=d,
+        slack=slack,
+    )
 
 
-def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, restarts: int = 0,
-                     upper: int | None = None, finished: bool = False, seconds: float = 0.0) -> CardinalSensitivity:
+def _finish_cardinal(
+    prob: _CardinalProblem,
+    merged: np.ndarray,
+    method: str,
+    restarts: int = 0,
+    upper: int | None = None,
+    finished: bool = False,
+    seconds: float = 0.0,
+) -> CardinalSensitivity:
     """Recount ``merged`` weights exactly; proven optimal when the search finished and the count meets ``upper``."""
     mat = prob.mat
     a = np.empty(mat.shape[1])
@@ -261,18 +286,32 @@ def _finish_cardinal(prob: _CardinalProblem, merged: np.ndarray, method: str, re
     if upper is not None:
         upper = max(int(upper), n_flipped)
         optimal = finished and n_flipped == upper
-    wrap = (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name)) \
-        if mat.labelled else (lambda v, name: v)
-    return CardinalSensitivity(tau_distance=n_flipped / n_pairs, mrc=max_rank_change(before, after), n_flipped=n_flipped,
-                               weights=wrap(alpha, "weights"), ranking_before=wrap(before, "before"),
-                               ranking_after=wrap(after, "after"), eps=prob.eps, normalize=prob.normalize,
-                               method=method, restarts=restarts,
-                               upper_bound=None if upper is None else upper / n_pairs, optimal=optimal,
-                               seconds=seconds, tol=prob.tol)
+    wrap = (
+        (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name))
+        if mat.labelled
+        else (lambda v, name: v)
+    )
+    return CardinalSensitivity(
+        tau_distance=n_flipped / n_pairs,
+        mrc=max_rank_change(before, after),
+        n_flipped=n_flipped,
+        weights=wrap(alpha, "weights"),
+        ranking_before=wrap(before, "before"),
+        ranking_after=wrap(after, "after"),
+        eps=prob.eps,
+        normalize=prob.normalize,
+        method=method,
+        restarts=restarts,
+        upper_bound=None if upper is None else upper / n_pairs,
+        optimal=optimal,
+        seconds=seconds,
+        tol=prob.tol,
+    )
 
 
-def _coordinate_polish(d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator,
-                       max_sweeps: int = 30) -> tuple[np.ndarray, int]:
+def _coordinate_polish(
+    d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, max_sweeps: int = 30
+) -> tuple[np.ndarray, int]:
     """Coordinate ascent with exact line search on the number of reversed pairs.
 
     Along one coordinate t, with the other weights fixed, pair k is reversed
@@ -303,8 +342,11 @@ def _coordinate_polish(d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.nda
             bneg = np.sort(bneg[(bneg > low) & (bneg < high)])
             cuts = np.unique(np.concatenate([[low, high], bpos, bneg]))
             cand = np.concatenate([[low, high], (cuts[:-1] + cuts[1:]) / 2])
-            counts = fixed + (len(bpos) - np.searchsorted(bpos, cand, side="right")) \
+            counts = (
+                fixed
+                + (len(bpos) - np.searchsorted(bpos, cand, side="right"))
                 + np.searchsorted(bneg, cand, side="left")
+            )
             k = int(np.argmax(counts))
             if counts[k] > best:
                 g = c + dt * cand[k]

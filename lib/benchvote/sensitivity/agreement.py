@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import comb
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import (
-    direction_of,
-    split_table,
     as_score_matrix,
     as_vector,
     check_choice,
     check_number,
+    direction_of,
+    split_table,
 )
 from ..ranking import (
     kendall_tau_distance,
@@ -101,8 +102,15 @@ def subset_agreement(
                 continue  # e.g. two models that share no task in this subset
             taus.append(kendall_tau_distance(full, r))
             mrcs.append(max_rank_change(full, r))
-        rows.append({"size": size, "subsets": len(taus), "min_tau_distance": min(taus), "min_mrc": min(mrcs),
-                     "median_tau_distance": float(np.median(taus))})
+        rows.append(
+            {
+                "size": size,
+                "subsets": len(taus),
+                "min_tau_distance": min(taus),
+                "min_mrc": min(mrcs),
+                "median_tau_distance": float(np.median(taus)),
+            }
+        )
     return pd.DataFrame(rows).set_index("size")
 
 

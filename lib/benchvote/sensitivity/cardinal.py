@@ -9,21 +9,20 @@ from typing import Any
 import numpy as np
 
 from .._validation import (
-    split_table,
     check_choice,
     check_number,
+    split_table,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
 from ._problem import (
-    _import_torch,
     CardinalSensitivity,
     _cardinal_setup,
     _coordinate_polish,
     _finish_cardinal,
+    _import_torch,
 )
-
 
 #: Largest number of distinct task columns for which ``method="auto"`` tries the exact box search first.
 AUTO_EXACT_MAX_TASKS = 10
@@ -145,11 +144,21 @@ def cardinal_sensitivity(
     lam = check_number(lam, "lam", low=0.0)
     seed = check_number(seed, "seed", low=0, integer=True)
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
-    relaxation = dict(normalize=normalize, restarts=restarts, steps=steps, lr=lr, lam=lam, polish=polish,
-                      polish_top=polish_top, polish_starts=polish_starts, seed=seed, tol=tol)
+    relaxation: dict[str, Any] = dict(
+        normalize=normalize,
+        restarts=restarts,
+        steps=steps,
+        lr=lr,
+        lam=lam,
+        polish=polish,
+        polish_top=polish_top,
+        polish_starts=polish_starts,
+        seed=seed,
+        tol=tol,
+    )
     if method == "relaxation":
         return _cardinal_relaxation(scores, higher_is_better, eps, **relaxation)
-    exact_options = dict(eps=eps, normalize=normalize, time_limit=time_limit, seed=seed, tol=tol)
+    exact_options: dict[str, Any] = dict(eps=eps, normalize=normalize, time_limit=time_limit, seed=seed, tol=tol)
     if method == "exact":
         return cardinal_sensitivity_exact(scores, higher_is_better, **exact_options)
     t0 = time.perf_counter()
@@ -186,7 +195,6 @@ def _cardinal_relaxation(
 ) -> CardinalSensitivity:
     """The relaxation and coordinate search of :func:`cardinal_sensitivity` (``method="relaxation"``)."""
 
-
     torch = _import_torch()
 
     t0 = time.perf_counter()
@@ -215,7 +223,7 @@ def _cardinal_relaxation(
     theta = torch.randn(restarts, n, generator=gen, dtype=torch.float64) * 2.0
     theta[0] = 0.0  # one restart starts from the middle of the box
     weighted = torch.zeros(restarts, dtype=torch.bool)
-    weighted[restarts // 2:] = True
+    weighted[restarts // 2 :] = True
     rank_gap = torch.tensor(before[j_np] - before[i_np], dtype=torch.float64)
     pair_weight = torch.where(weighted[:, None], rank_gap[None, :], torch.ones_like(rank_gap)[None, :])
     opt = torch.optim.Adam([theta], lr=lr)

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import (
-    split_table,
     check_choice,
     check_number,
+    split_table,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
@@ -129,15 +129,22 @@ def cardinal_sensitivity_exact(
         raise TypeError(f"triangle_cuts must be True, False or None, got {triangle_cuts!r}")
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
-        return _finish_cardinal(prob, prob.hi.copy(), "boxes" if method == "auto" else method, upper=0,
-                                finished=True, seconds=time.perf_counter() - t0)
+        return _finish_cardinal(
+            prob,
+            prob.hi.copy(),
+            "boxes" if method == "auto" else method,
+            upper=0,
+            finished=True,
+            seconds=time.perf_counter() - t0,
+        )
     if method == "boxes" or (method == "auto" and prob.x.shape[1] <= 10):
         return _cardinal_boxes(prob, time_limit, seed, t0)
     return _cardinal_milp(prob, time_limit, triangle_cuts, t0)
 
 
-def _cardinal_milp(prob: _CardinalProblem, time_limit: float, triangle_cuts: bool | None,
-                   t0: float) -> CardinalSensitivity:
+def _cardinal_milp(
+    prob: _CardinalProblem, time_limit: float, triangle_cuts: bool | None, t0: float
+) -> CardinalSensitivity:
     """The mixed-integer program of :func:`cardinal_sensitivity_exact`."""
 
     from scipy import sparse
@@ -170,16 +177,22 @@ def _cardinal_milp(prob: _CardinalProblem, time_limit: float, triangle_cuts: boo
     cost = np.concatenate([np.zeros(n), -np.ones(k_count)])
     integrality = np.concatenate([np.zeros(n), np.ones(k_count)])
     bounds = Bounds(np.concatenate([lo, np.zeros(k_count)]), np.concatenate([hi, np.ones(k_count)]))
-    res = milp(cost, constraints=constraint, integrality=integrality, bounds=bounds,
-               options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False})
+    res = milp(
+        cost,
+        constraints=constraint,
+        integrality=integrality,
+        bounds=bounds,
+        options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
+    )
     if res.x is None:
         raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
     chosen = np.flatnonzero(res.x[n:] > 0.5)
     a = _widest_margin(prob, d[chosen], np.clip(res.x[:n], lo, hi))
     dual = getattr(res, "mip_dual_bound", None)
     upper = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
-    return _finish_cardinal(prob, a, "milp", upper=min(upper, k_count), finished=res.status == 0,
-                            seconds=time.perf_counter() - t0)
+    return _finish_cardinal(
+        prob, a, "milp", upper=min(upper, k_count), finished=res.status == 0, seconds=time.perf_counter() - t0
+    )
 
 
 def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -196,16 +209,22 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
         return a
     n = d.shape[1]
     scale = np.abs(d).max(axis=1, keepdims=True)  # rows of comparable size for the LP
-    lp = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.hstack([d / scale, np.ones((len(d), 1))]), b_ub=np.zeros(len(d)),
-                 bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)], method="highs")
+    lp = linprog(
+        np.r_[np.zeros(n), -1.0],
+        A_ub=np.hstack([d / scale, np.ones((len(d), 1))]),
+        b_ub=np.zeros(len(d)),
+        bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)],
+        method="highs",
+    )
     if lp.status != 0 or -lp.fun <= 0:
         return a
     wide = np.clip(lp.x[:n], prob.lo, prob.hi)
     return wide if prob.robust_count(wide) >= prob.robust_count(a) else a
 
 
-def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: float,
-                    cells: float = 2e7) -> CardinalSensitivity:
+def _cardinal_boxes(
+    prob: _CardinalProblem, time_limit: float, seed: int, t0: float, cells: float = 2e7
+) -> CardinalSensitivity:
     """Branch and bound over boxes of weights (see :func:`cardinal_sensitivity_exact`).
 
     Pruning compares a box's bound (pairs that may satisfy the condition
@@ -258,7 +277,7 @@ def _cardinal_boxes(prob: _CardinalProblem, time_limit: float, seed: int, t0: fl
         box_hi = np.concatenate([box_hi, left_hi, hi_b])
     upper = best
     for start in range(0, len(box_lo), batch):  # bound over the boxes left open at the time limit
-        reachable = (d_pos @ box_lo[start:start + batch].T + d_neg @ box_hi[start:start + batch].T) < slack[:, None]
+        reachable = (d_pos @ box_lo[start : start + batch].T + d_neg @ box_hi[start : start + batch].T) < slack[:, None]
         upper = max(upper, int(reachable.sum(axis=0).max()))
     best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
     return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
@@ -292,14 +311,21 @@ def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
                 if ij is not None and jk is not None:
                     entries = [(ij, 1.0), (jk, 1.0)] + ([(ik, -1.0)] if ik is not None else [])
                     for col, v in entries:
-                        rows.append(r), cols.append(offset + col), vals.append(v)
+                        rows.append(r)
+                        cols.append(offset + col)
+                        vals.append(v)
                     ub.append(1.0)
                     r += 1
                 if ik is not None:
-                    entries = [(ik, 1.0)] + ([(ij, -1.0)] if ij is not None else []) + \
-                              ([(jk, -1.0)] if jk is not None else [])
+                    entries = (
+                        [(ik, 1.0)]
+                        + ([(ij, -1.0)] if ij is not None else [])
+                        + ([(jk, -1.0)] if jk is not None else [])
+                    )
                     for col, v in entries:
-                        rows.append(r), cols.append(offset + col), vals.append(v)
+                        rows.append(r)
+                        cols.append(offset + col)
+                        vals.append(v)
                     ub.append(0.0)
                     r += 1
     return rows, cols, vals, ub

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._problem import _import_torch
 from .._validation import (
-    direction_of,
-    split_table,
     as_label_list,
     as_score_frame,
     as_score_matrix,
     check_choice,
     check_number,
+    direction_of,
+    split_table,
 )
 from ..aggregation import mean_win_rate
 from ..axioms import field_margins
@@ -27,6 +27,7 @@ from ..ranking import (
     max_rank_change,
     reversed_pairs,
 )
+from ._problem import _import_torch
 
 
 def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
@@ -50,8 +51,10 @@ def default_protected(scores: Any, higher_is_better: Any = True, *, share: float
     try:
         rates = np.asarray(mean_win_rate(mat.values, direction))
     except ValueError as exc:
-        raise ValueError(f"the default protected set (top {share:.0%} by strict mean win rate) is undefined: {exc}. "
-                         "Pass the protected models explicitly") from None
+        raise ValueError(
+            f"the default protected set (top {share:.0%} by strict mean win rate) is undefined: {exc}. "
+            "Pass the protected models explicitly"
+        ) from None
     order = np.argsort(-rates, kind="stable")
     p = max(2, int(mat.shape[0] * share))
     return [mat.models[i] for i in order[:p]]
@@ -112,8 +115,9 @@ def _ordinal_setup(scores, protected, higher_is_better):
     return scores, protected, pool, fm
 
 
-def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None,
-                    optimal=False, seconds=0.0):
+def _finish_ordinal(
+    scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None, optimal=False, seconds=0.0
+):
     """Recount an added set exactly from the field margins (integers; only protected models' comparisons enter).
 
     A protected pair is reversed when its integer margin changes sign strictly;
@@ -132,9 +136,21 @@ def _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, metho
         upper = max(int(upper), n_flipped)
         optimal = optimal and n_flipped == upper
         upper = upper / n_pairs
-    return OrdinalSensitivity(tau_distance=n_flipped / n_pairs, mrc=max_rank_change(b, f), n_flipped=n_flipped, added=added,
-                              protected=protected, ranking_before=before, ranking_after=after, method=method,
-                              restarts=restarts, upper_bound=upper, optimal=optimal, seconds=seconds, pool=pool)
+    return OrdinalSensitivity(
+        tau_distance=n_flipped / n_pairs,
+        mrc=max_rank_change(b, f),
+        n_flipped=n_flipped,
+        added=added,
+        protected=protected,
+        ranking_before=before,
+        ranking_after=after,
+        method=method,
+        restarts=restarts,
+        upper_bound=upper,
+        optimal=optimal,
+        seconds=seconds,
+        pool=pool,
+    )
 
 
 def _ordered_pairs(fm):
@@ -143,7 +159,9 @@ def _ordered_pairs(fm):
     return a_idx, b_idx
 
 
-def _toggle_search(base: np.ndarray, inc: np.ndarray, beta: np.ndarray, max_moves: int = 10_000) -> tuple[np.ndarray, int]:
+def _toggle_search(
+    base: np.ndarray, inc: np.ndarray, beta: np.ndarray, max_moves: int = 10_000
+) -> tuple[np.ndarray, int]:
     """Steepest-ascent local search over added sets: toggle the model that reverses most extra pairs.
 
     ``base + inc @ beta`` are the exact integer margins of the ordered protected
@@ -234,14 +252,26 @@ def ordinal_sensitivity(
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
     p, q = len(protected), len(pool)
     if not (np.asarray(fm.base, dtype=float) > 0).any():  # every protected pair ties: nothing can be reversed
-        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, "relaxation", restarts=0,
-                               seconds=time.perf_counter() - t0)
+        return _finish_ordinal(
+            scores,
+            protected,
+            pool,
+            fm,
+            [],
+            higher_is_better,
+            "relaxation",
+            restarts=0,
+            seconds=time.perf_counter() - t0,
+        )
     own = torch.tensor(np.array([float(v) for v in np.ravel(fm.own)]), dtype=torch.float64) / fm.scale
     contrib = torch.tensor(np.array(fm.contrib, dtype=float), dtype=torch.float64) / fm.scale  # (p, q)
     a_idx, b_idx = _ordered_pairs(fm)
     base_i = torch.tensor(np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=np.float64))
-    inc_i = torch.tensor(np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)],
-                                  dtype=np.float64).reshape(len(a_idx), q))
+    inc_i = torch.tensor(
+        np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=np.float64).reshape(
+            len(a_idx), q
+        )
+    )
     gen = torch.Generator().manual_seed(int(seed))
     theta = torch.randn(restarts, q, generator=gen, dtype=torch.float64)
     theta[0] = 0.0
@@ -251,7 +281,7 @@ def ordinal_sensitivity(
     best_betas = torch.zeros(restarts, q, dtype=torch.float64)
     a_t, b_t = torch.tensor(a_idx), torch.tensor(b_idx)
 
-    def score(beta: torch.Tensor) -> None:
+    def score(beta: Any) -> None:
         with torch.no_grad():
             margins = base_i[None, :] + beta @ inc_i.T  # (R, pairs), exact integers in float64
             counts = (margins < 0).sum(dim=1)
@@ -291,8 +321,17 @@ def ordinal_sensitivity(
     base_np, inc_np = base_i.numpy(), inc_i.numpy()
     flips = [int(((base_np + inc_np @ b.astype(np.float64)) < 0).sum()) for b in candidates]
     best_beta = candidates[int(np.argmax(flips))]
-    return _finish_ordinal(scores, protected, pool, fm, np.flatnonzero(best_beta), higher_is_better,
-                           method, restarts=restarts, seconds=time.perf_counter() - t0)
+    return _finish_ordinal(
+        scores,
+        protected,
+        pool,
+        fm,
+        np.flatnonzero(best_beta),
+        higher_is_better,
+        method,
+        restarts=restarts,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 def ordinal_sensitivity_exact(
@@ -336,8 +375,18 @@ def ordinal_sensitivity_exact(
     if method == "auto":
         method = "enumerate" if q <= max_enumeration else "milp"
     if len(a_idx) == 0:
-        return _finish_ordinal(scores, protected, pool, fm, [], higher_is_better, method, upper=0, optimal=True,
-                               seconds=time.perf_counter() - t0)
+        return _finish_ordinal(
+            scores,
+            protected,
+            pool,
+            fm,
+            [],
+            higher_is_better,
+            method,
+            upper=0,
+            optimal=True,
+            seconds=time.perf_counter() - t0,
+        )
     base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
     inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
     if method == "enumerate":
@@ -349,7 +398,7 @@ def ordinal_sensitivity_exact(
         base_f = base.astype(np.float64)
         if np.abs(inc_f).sum(axis=1).max() + np.abs(base_f).max() >= 2**52:
             raise ValueError("win counts too large for exact enumeration in floating point; use method='milp'")
-        bits = (1 << np.arange(q, dtype=np.int64))
+        bits = 1 << np.arange(q, dtype=np.int64)
         for start in range(0, 1 << q, chunk):
             masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
             beta = ((masks[:, None] & bits[None, :]) > 0).astype(np.float64)
@@ -358,8 +407,18 @@ def ordinal_sensitivity_exact(
             if counts[k] > best_count:
                 best_count, best_mask = int(counts[k]), int(masks[k])
         chosen = [k for k in range(q) if best_mask >> k & 1]
-        return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "enumeration",
-                               upper=best_count, optimal=True, seconds=time.perf_counter() - t0)
+        return _finish_ordinal(
+            scores,
+            protected,
+            pool,
+            fm,
+            chosen,
+            higher_is_better,
+            "enumeration",
+            upper=best_count,
+            optimal=True,
+            seconds=time.perf_counter() - t0,
+        )
 
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -373,9 +432,13 @@ def ordinal_sensitivity_exact(
     a_mat = np.hstack([inc_f, np.diag(big_m)])
     constraint = LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)
     cost = np.concatenate([np.zeros(q), -np.ones(k_count)])
-    res = milp(cost, constraints=constraint, integrality=np.ones(q + k_count),
-               bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
-               options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False})
+    res = milp(
+        cost,
+        constraints=constraint,
+        integrality=np.ones(q + k_count),
+        bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
+        options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
+    )
     if res.x is None:
         raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
     chosen = list(np.flatnonzero(res.x[:q] > 0.5))
@@ -383,5 +446,15 @@ def ordinal_sensitivity_exact(
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
     # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
     # the added set is recounted exactly and proven optimal only when the recount meets that bound
-    return _finish_ordinal(scores, protected, pool, fm, chosen, higher_is_better, "milp",
-                           upper=min(upper_pairs, k_count), optimal=res.status == 0, seconds=time.perf_counter() - t0)
+    return _finish_ordinal(
+        scores,
+        protected,
+        pool,
+        fm,
+        chosen,
+        higher_is_better,
+        "milp",
+        upper=min(upper_pairs, k_count),
+        optimal=res.status == 0,
+        seconds=time.perf_counter() - t0,
+    )
