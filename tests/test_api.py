@@ -322,3 +322,31 @@ def test_torch_matplotlib_and_ipywidgets_are_imported_only_when_needed():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- docstrings
+
+SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}$", flags=re.M)
+
+
+def _sections(doc: str) -> dict[str, str]:
+    heads = list(SECTION.finditer(doc))
+    ends = [h.start() for h in heads[1:]] + [len(doc)]
+    return {m.group(1): doc[m.end() : end] for m, end in zip(heads, ends)}
+
+
+@pytest.mark.parametrize("qualname, func", FUNCTIONS, ids=[q for q, _ in FUNCTIONS])
+def test_docstring_documents_every_parameter_and_has_an_example(qualname, func):
+    doc = inspect.getdoc(func) or ""
+    sections = _sections(doc)
+    params = [p.name for p in inspect.signature(func).parameters.values()]
+    if params:
+        assert "Parameters" in sections, f"{qualname} has no Parameters section"
+        documented = set()
+        for line in sections["Parameters"].splitlines():
+            if line and not line.startswith(" "):
+                names = line.split(" : ")[0]
+                documented |= {n.strip().lstrip("*") for n in names.split(",")}
+        assert not set(params) - documented, f"{qualname} does not document {sorted(set(params) - documented)}"
+    presentation = qualname.split(".")[0] in ("widgets", "plotting")  # they draw; the book shows them
+    assert presentation or ">>>" in doc, f"{qualname} has no example"

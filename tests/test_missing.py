@@ -165,7 +165,7 @@ def test_two_level_borda_brute_force():
     ours = two_level_borda(tasks)
     per_task = np.column_stack([partial_borda(t) for t in tasks])
     assert np.allclose(ours, bv.borda(per_task))
-    with pytest.raises(ValueError, match="different systems"):
+    with pytest.raises(ValueError, match="different models"):
         two_level_borda([tasks[0], tasks[1][:4]])
 
 

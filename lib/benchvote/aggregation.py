@@ -191,6 +191,15 @@ def mean_score(
         averaged over different tasks, so a model scored only on an easy task
         can top the table.
 
+    See Also
+    --------
+    mean_win_rate
+    benchvote.normalization.dynamic_range
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> mean_score([[0.8, 0.8, 0.2], [0.7, 0.6, 0.8], [0.4, 0.1, 0.4]])
@@ -271,6 +280,15 @@ def mean_win_rate(
         With ``"strict"``, if two models share no task with a score (their
         win rate is undefined; drop one of them or use ``"quantile"``).
 
+    See Also
+    --------
+    borda
+    pairwise_wins
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`; :cite:t:`liang2023helm`; :cite:t:`hardt2025benchmarks`.
+
     Examples
     --------
     The nine-task example of Zhang & Hardt (four tasks rank A > B > C, three
@@ -338,6 +356,24 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
     Complete data are required: with missing scores the number of points on
     offer differs between tasks (use :func:`benchvote.missing.partial_borda`).
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
+    See Also
+    --------
+    mean_win_rate
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> borda([[3, 3], [2, 1], [1, 2]])
@@ -373,6 +409,30 @@ def protected_ranking(
     :func:`benchvote.axioms.field_margins` and the ordinal sensitivity
     solvers decide with integers.  ``convention="quantile"`` ranks the
     quantile win rates of the whole field (which must then be defined).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    protected : sequence
+        The models to rank (at least 2 labels of ``scores``).
+    added : sequence
+        Further models that join the field (disjoint from ``protected``).
+    convention : {"strict", "quantile"}
+        The win-rate convention of :func:`benchvote.mean_win_rate`.
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
+    See Also
+    --------
+    benchvote.axioms.iia_flip
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
 
     Examples
     --------

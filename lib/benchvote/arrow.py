@@ -79,6 +79,10 @@ def _decision_table(rule: int) -> dict:
 def enumerate_iia_rules() -> ArrowEnumeration:
     """Apply all 4096 IIA rules on three models and two tasks to all 36 profiles.
 
+    References
+    ----------
+    :cite:t:`arrow1950difficulty`.
+
     Examples
     --------
     >>> result = enumerate_iia_rules()

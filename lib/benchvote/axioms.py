@@ -84,6 +84,10 @@ def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callab
         only checked when both models share at least one task, and "every
         task" means every shared task.
 
+    References
+    ----------
+    :cite:t:`arrow1950difficulty`.
+
     Examples
     --------
     >>> import numpy as np, benchvote as bv
@@ -193,6 +197,17 @@ def field_margins(
         with ``rule="borda"``.
     KeyError
         For labels that are not in ``scores``.
+
+    Examples
+    --------
+    B beats A on three of five tasks, and C costs B more than A (see :func:`iia_flip`):
+
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({f"t{k}": ([2.0, 3.0, 1.0] if k <= 3 else [3.0, 1.0, 2.0]) for k in range(1, 6)},
+    ...                  index=["A", "B", "C"])
+    >>> fm = field_margins(s, protected=["A", "B"], pool=["C"])
+    >>> fm.margin(1, 0), round(fm.margin(1, 0, added=[0]), 4)  # B over A, alone and with C
+    (0.1, -0.0667)
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
     rule_name = _rule_name(rule)
@@ -338,6 +353,15 @@ def iia_flip(
         When the pair is not two distinct protected models, the pool is empty,
         or the two models tie among the protected models.
 
+    See Also
+    --------
+    iia_report
+    field_margins
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`; :cite:t:`arrow1950difficulty`.
+
     Examples
     --------
     B beats A on three of five tasks; C lies between A and B on the other two
@@ -379,6 +403,21 @@ def iia_report(
     the pool reverses the pair; ``certificate`` is a smallest one),
     ``"stable"`` (no subset does) or ``"tied"`` (the two tie among the
     protected models, so there is nothing to reverse).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    protected : sequence
+        The models whose ranking should not depend on who else takes part.
+    pool : sequence
+        Candidate "irrelevant" models (disjoint from ``protected``).
+    among : sequence, optional
+        The protected models whose pairs are examined (default: all).
+    rule : callable
+        :func:`benchvote.mean_win_rate` or :func:`benchvote.borda` (see :func:`field_margins`).
 
     Examples
     --------

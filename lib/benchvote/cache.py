@@ -92,6 +92,11 @@ def source_of(*functions: Callable) -> str:
     should pass its own source through ``depends`` so that editing it
     recomputes the result.
 
+    Parameters
+    ----------
+    *functions : callable
+        Functions whose source becomes part of a cache key.
+
     Examples
     --------
     >>> def f():

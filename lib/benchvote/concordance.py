@@ -20,6 +20,11 @@ def tie_correction(ranks: Any) -> np.ndarray:
     :math:`j`; a column without ties has :math:`T_j = 0`, a column where all
     :math:`m` models tie has :math:`T_j = m^3 - m`.
 
+    Parameters
+    ----------
+    ranks : array_like, shape (m, n)
+        Midranks, one column per ranking (e.g. :func:`benchvote.task_ranks`).
+
     Examples
     --------
     >>> tie_correction([[1, 1.5], [2, 1.5], [3, 3]])
@@ -101,6 +106,14 @@ def kendall_w(ranks: Any, *, correct_ties: bool = True) -> float:
     ValueError
         If a column is not a valid midrank vector, a rank is missing, or every
         column is one big tie (W is then undefined).
+
+    See Also
+    --------
+    diversity
+
+    References
+    ----------
+    :cite:t:`kendall1948rank`.
 
     Examples
     --------
@@ -193,6 +206,14 @@ def diversity(
     Returns
     -------
     Diversity
+
+    See Also
+    --------
+    kendall_w
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`; :cite:t:`kendall1948rank`.
 
     Examples
     --------

@@ -526,6 +526,15 @@ def random_leaderboard(
 
     Every task ranks the models at random, so diversity is close to its maximum.
 
+    Parameters
+    ----------
+    n_models, n_tasks : int
+        Size of the table (the paper uses 100 x 100).
+    seed : int
+        Seed of numpy's generator.
+    kind : {"cardinal", "ordinal"}
+        Which aggregation the baseline stands in for.
+
     Examples
     --------
     >>> lb = random_leaderboard(5, 3, seed=1)
@@ -559,6 +568,15 @@ def constant_leaderboard(
     Every task ranks the models identically, so diversity is 0 and no
     reweighting of tasks can change the mean-score ranking.
 
+    Parameters
+    ----------
+    n_models, n_tasks : int
+        Size of the table (the paper uses 100 x 100).
+    seed : int
+        Seed of numpy's generator.
+    kind : {"cardinal", "ordinal"}
+        Which aggregation the baseline stands in for.
+
     Examples
     --------
     >>> lb = constant_leaderboard(4, 3, seed=0)
@@ -587,11 +605,20 @@ def constant_leaderboard(
 def gumbel_instances(
     n_models: int = 20, n_tasks: int = 20, n_instances: int = 20, *, phi: float = 0.5, seed: int = 0
 ) -> list[np.ndarray]:
-    r"""Synthetic instance-level scores of Himmi et al.: system n scores Gumbel(:math:`\varphi n`, 1) on every instance.
+    r"""Synthetic instance-level scores of Himmi et al.: model n scores Gumbel(:math:`\varphi n`, 1) on every instance.
 
     The true ranking puts model ``n_models - 1`` first; ``phi`` (between 0
     and 1) controls how clearly: at 0 all models are alike, at 1 the ranking
     is clear on almost every instance.
+
+    Parameters
+    ----------
+    n_models, n_tasks, n_instances : int
+        Number of models, of tasks, and of instances per task.
+    phi : float
+        Separation of the models, between 0 (all alike) and 1 (clearly ordered).
+    seed : int
+        Seed of numpy's generator.
 
     Returns
     -------
@@ -694,6 +721,11 @@ def load_table(name: str) -> pd.DataFrame:
     The tables live in the repository's ``data/`` folder and are installed as
     ``benchvote.tables``; the provenance of every number is given in its
     ``README.md``.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list_tables`.
 
     Raises
     ------

@@ -68,6 +68,18 @@ def rankings_from_scores(
     ties alphabetically by model name and rerun with the reverse order to see
     whether a verdict depends on it; ``tie_break="reverse"`` gives the second run.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tie_break : {"alphabetical", "input"}
+        How models tied on a metric are ordered: by label, or by their row order.
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Examples
     --------
     >>> import pandas as pd
@@ -98,6 +110,13 @@ def is_single_peaked_on(rankings: Any, axis: Sequence) -> bool:
 
     A ranking is single-peaked on an axis when, for every k, its top k
     models occupy consecutive positions of the axis.
+
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+    axis : sequence
+        A left-to-right order of all the models.
 
     Examples
     --------
@@ -141,6 +160,14 @@ def single_peaked_axis(rankings: Any) -> list | None:
     ----------
     rankings : sequence of sequences
         Strict rankings of the same models, best first (at least 3 models).
+
+    See Also
+    --------
+    is_single_peaked_on
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
 
     Examples
     --------
@@ -224,11 +251,20 @@ def group_separable_tree(rankings: Any) -> Any:
     (or suffix) of the first voter's ranking restricted to S, so trying the
     prefixes of that ranking finds one when it exists: O(n m^2) overall.
 
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+
     Returns
     -------
     nested tuples or None
         A binary tree whose leaves are models; each internal node's two
         children are the two parts of a separation.
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
 
     Examples
     --------
@@ -273,6 +309,11 @@ def group_separable_tree(rankings: Any) -> Any:
 def distance_restriction_degree(rankings: Any) -> int:
     """The largest swap distance between two voters: the profile is distance-restricted to this degree.
 
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+
     Examples
     --------
     >>> distance_restriction_degree([("a", "b", "c"), ("b", "a", "c"), ("a", "b", "c")])
@@ -296,6 +337,11 @@ def _preference_counts(prof: list[list[int]], m: int) -> np.ndarray:
 def profile_majority(rankings: Any) -> pd.DataFrame:
     """Majority margins of a profile of strict rankings: voters preferring row to column, minus the reverse.
 
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+
     Examples
     --------
     >>> profile_majority([("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]).loc["a", "b"]
@@ -316,6 +362,13 @@ def tukey_depth(rankings: Any, candidate: Sequence) -> float:
     the smallest support the population gives to any pair that R asserts
     (the depth used by the commonality-sharing rule; for strict total orders
     it coincides with the formal-concept definition of Blocher & Schollmeyer).
+
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        The population: strict rankings of the same models, best first.
+    candidate : sequence
+        The strict ranking whose depth is measured.
 
     Examples
     --------
@@ -371,6 +424,19 @@ def deepest_ranking(rankings: Any) -> DeepestRanking:
     relation; any topological order of them, completed arbitrarily, has depth
     at least t.  The support levels are tried from the top down.  The deepest
     *observed* ranking is reported too, since it can be strictly shallower.
+
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+
+    See Also
+    --------
+    tukey_depth
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
 
     Examples
     --------
@@ -456,6 +522,21 @@ class DomainReport:
 def domain_report(rankings: Any) -> DomainReport:
     """Check a profile of strict rankings against every restriction at once.
 
+    Parameters
+    ----------
+    rankings : sequence of sequences
+        A profile: strict rankings of the same models, best first, one per voter.
+
+    See Also
+    --------
+    single_peaked_axis
+    group_separable_tree
+    distance_restriction_degree
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
+
     Examples
     --------
     >>> r = domain_report([("a", "b", "c"), ("b", "a", "c"), ("a", "b", "c")])
@@ -484,6 +565,17 @@ def average_rank_flips(
     Average rank over metrics orders models like the Borda count
     (:func:`benchvote.borda`); Gordienko et al. use it to show instability to
     changes in the model set.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    models : sequence
+        The models whose ranking is watched.
+    candidates : sequence
+        The models that may join, one at a time (disjoint from ``models``).
 
     Examples
     --------
@@ -535,6 +627,25 @@ def scenario_study(
         distance degree, majority transitive, number of 3-cycles, whether some
         single candidate reverses a pair under average rank, and the majority
         ranking (best first) when it is transitive.
+
+    See Also
+    --------
+    domain_report
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
+
+    Examples
+    --------
+    Condorcet's paradox as one scenario with three metrics:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"a": [3.0, 2.0, 1.0], "b": [1.0, 3.0, 2.0], "c": [2.0, 1.0, 3.0]},
+    ...                      index=["m1", "m2", "m3"])
+    >>> row = scenario_study({"s1": (table, pd.Series(True, index=table.columns))}, ["m1", "m2", "m3"]).iloc[0]
+    >>> bool(row["single_peaked"]), int(row["cycles"]), row["majority_ranking"]
+    (False, 1, None)
     """
     rows = []
     for scenario, (scores, direction) in tables.items():

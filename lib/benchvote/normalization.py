@@ -71,6 +71,15 @@ def dynamic_range(
     scale : float
         Value given to a score equal to ``high`` (default 100).
 
+    See Also
+    --------
+    random_baseline
+    min_max
+
+    References
+    ----------
+    :cite:t:`srivastava2022bigbench`.
+
     Examples
     --------
     >>> dynamic_range([[50.0, 0.5], [75.0, 1.0]], low=[50, 0], high=[100, 1])
@@ -122,6 +131,14 @@ def random_baseline(
         Best attainable score (default 100).
     clip : bool
         Set normalised scores below 0 to 0.
+
+    See Also
+    --------
+    dynamic_range
+
+    References
+    ----------
+    :cite:t:`hardt2025benchmarks`.
 
     Examples
     --------

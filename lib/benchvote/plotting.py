@@ -153,6 +153,17 @@ def majority_graph(
     characters and fonts shrink for more than six models, so graphs of up to
     about ten models stay legible.
 
+    Parameters
+    ----------
+    margins : array_like or DataFrame, shape (m, m)
+        Majority margins (:func:`benchvote.voting.margin_matrix`).
+    labels : sequence of str, optional
+        Model names (default: the frame's labels or 0, 1, ...).
+    ax : matplotlib Axes, optional
+        Where to draw (a new figure by default).
+    highlight : sequence of (i, j)
+        Arrows drawn in red, e.g. the defeats of a cycle.
+
     Returns
     -------
     matplotlib Axes

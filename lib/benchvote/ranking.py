@@ -203,6 +203,11 @@ def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
 def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
 
+    Parameters
+    ----------
+    before, after : array_like, shape (m,)
+        Two rankings (ranks, 1 = best) of the same models.
+
     Examples
     --------
     >>> flipped_pairs([1, 2, 3], [2, 1, 3])
@@ -222,6 +227,11 @@ def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
 
 def changed_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j), i < j, whose relative order differs in any way (reversed, tied or untied).
+
+    Parameters
+    ----------
+    before, after : array_like, shape (m,)
+        Two rankings (ranks, 1 = best) of the same models.
 
     Examples
     --------
@@ -259,6 +269,11 @@ def _as_profile(rankings: Any, min_models: int = 3) -> tuple[list, list[list[int
 
 def swap_distance(first: Sequence, second: Sequence) -> int:
     """Number of pairs of models that two strict rankings order differently (Kendall's swap distance).
+
+    Parameters
+    ----------
+    first, second : sequence
+        Two strict rankings of the same models, best first.
 
     Examples
     --------
@@ -322,6 +337,14 @@ def kendall_tau_distance(r1: Any, r2: Any, *, tie_penalty: float = 0.0) -> float
     -------
     float
 
+    See Also
+    --------
+    max_rank_change
+
+    References
+    ----------
+    :cite:t:`fagin2006ties`; :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> kendall_tau_distance([1, 2, 3, 4], [1, 2, 3, 4])
@@ -356,6 +379,14 @@ def max_rank_change(r1: Any, r2: Any) -> float:
     ----------
     r1, r2 : array_like of shape (m,)
         Rank vectors (1 = best) of the same models.
+
+    See Also
+    --------
+    kendall_tau_distance
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
 
     Examples
     --------

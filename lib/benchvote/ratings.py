@@ -33,6 +33,16 @@ def comparison_matrix(
 ) -> np.ndarray | pd.DataFrame:
     """Task-level wins as a match table: entry (i, j) counts the tasks i wins against j, a tie counting 1/2.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Examples
     --------
     >>> comparison_matrix([[2.0, 1.0], [1.0, 1.0]])
@@ -88,6 +98,10 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     ----------
     wins : array_like or DataFrame, shape (m, m)
         Non-negative win counts (ties may be entered as half wins to both sides).
+    max_iter : int
+        Largest number of minorisation-maximisation steps.
+    convergence_tol : float
+        Stop when no log-strength moves by more than this in one step.
 
     Raises
     ------
@@ -152,6 +166,18 @@ def matches_from_scores(
 ) -> list[tuple[int, int, float]]:
     """Every task-level comparison as a match ``(i, j, score_of_i)`` (1 win, 0.5 tie, 0 loss), in a seeded random order.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+    seed : int
+        Seed of the random order of the matches.
+
     Examples
     --------
     >>> matches_from_scores([[2.0], [1.0]], seed=0)
@@ -190,6 +216,19 @@ def elo(
 
     The result depends on the order of the matches (unlike Bradley-Terry);
     :func:`matches_from_scores` fixes it with a seed.
+
+    Parameters
+    ----------
+    matches : sequence of (i, j, score_of_i)
+        Matches in the order they are played; the score is 1, 0.5 or 0.
+    n_models : int
+        Number of models (indices 0 to n_models - 1).
+    k : float
+        Step size :math:`K`.
+    initial : float
+        Starting rating of every model.
+    scale : float
+        Rating difference at which the expected score is 10 : 1.
 
     Examples
     --------

@@ -53,7 +53,10 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
 
     Parameters
     ----------
-    scores : array_like or DataFrame, shape (m, n)
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks, no missing scores.
+    higher_is_better : bool or sequence of bool
+        Direction of every task; a lower-is-better task is negated first.
     scale : bool
         Divide each centred task by its standard deviation (PCA on the correlation matrix).
 

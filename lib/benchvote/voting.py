@@ -113,6 +113,16 @@ def margin_matrix(
     :math:`M_{ij} > 0` means a majority of the voting tasks prefers model i to
     model j.  See :func:`majority_counts` for ``tol``.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Examples
     --------
     Condorcet's paradox: three tasks, three models, each model first once.
@@ -132,6 +142,16 @@ def majority_relation(
 ) -> np.ndarray | pd.DataFrame:
     """Strict majority relation: entry (i, j) is True when more tasks prefer i to j than j to i.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Examples
     --------
     >>> majority_relation([[2, 2], [1, 1]]).astype(int)
@@ -145,6 +165,11 @@ def majority_relation(
 
 def is_transitive(relation: Any) -> bool:
     """Whether a strict relation (boolean matrix) is transitive: i > j and j > k imply i > k.
+
+    Parameters
+    ----------
+    relation : array_like of bool, shape (m, m)
+        A strict relation: entry (i, j) says i beats j.
 
     Examples
     --------
@@ -170,6 +195,16 @@ def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = 
     """The model that beats every other model by a strict majority of tasks, or None.
 
     Returns the model's label (its row index for an array).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
 
     Examples
     --------
@@ -217,10 +252,28 @@ def condorcet_cycles(
     voting tasks prefers a to b, b to c and c to a.  Models tied on a task
     (within ``tol``, see :func:`majority_counts`) abstain on it.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Returns
     -------
     list of CondorcetCycle
         Sorted by decreasing buffer.
+
+    See Also
+    --------
+    margin_matrix
+
+    References
+    ----------
+    :cite:t:`gordienko2025beyond`.
 
     Examples
     --------
@@ -256,6 +309,16 @@ def copeland(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.Series:
     """Copeland score: pairwise majority victories minus defeats.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
 
     Examples
     --------
@@ -302,12 +365,33 @@ def ranked_pairs(
     considered in the order of their winners, then losers, in ``tie_break``.
     The Condorcet winner, when one exists, is always ranked first.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tie_break : sequence, optional
+        All models in order of priority, earlier = preferred (default: input order).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+
     Returns
     -------
     ndarray or Series of float
         A score per model, higher = better, like every rule of the library:
         the number of models placed below it (``m - 1`` for the first, ``0``
         for the last, no ties).  ``benchvote.rank`` of it gives the ranks.
+
+    See Also
+    --------
+    copeland
+    kemeny
+
+    References
+    ----------
+    :cite:t:`taylor2005manipulation`.
 
     Examples
     --------
@@ -386,6 +470,18 @@ def kemeny(
     :math:`m!` orders (vectorised) and refuses more than ``max_models`` models.
     Among optimal orders the one that comes first in lexicographic order of
     the input positions is returned.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    tol : float
+        Tie tolerance: scores within ``tol`` of each other (chained, as in
+        :func:`benchvote.rank`) tie.
+    max_models : int
+        Largest number of models searched (:math:`m!` orders).
 
     Raises
     ------

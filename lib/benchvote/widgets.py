@@ -61,6 +61,23 @@ def model_toggle(
     Left column of the chart: the protected models ranked among themselves.
     Right column: their ranking when the checked pool models join the field.
 
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard
+        Models x tasks with labels.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    protected : sequence
+        The models whose ranking is shown.
+    pool : sequence
+        The models that can be ticked into the field.
+    convention : {"strict", "quantile"}
+        Win-rate convention.
+    checked : sequence
+        Pool models ticked at the start.
+    columns : int
+        Check boxes per row.
+
     Returns
     -------
     ipywidgets.VBox
@@ -133,6 +150,17 @@ def label_noise_sliders(
 
     With shares :math:`\\alpha_j`, the reweighted mean score is :math:`\\sum_j \\alpha_j s_{ij}`
     (up to a constant), as in Zhang & Hardt's label-noise model.
+
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard
+        Models x tasks with labels.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    top : int
+        Number of models shown.
+    eps : float, optional
+        Lowest share of intact labels (default :func:`benchvote.sensitivity.default_eps`).
 
     Returns
     -------
@@ -226,6 +254,17 @@ def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, 
     compares the full-table ranks of the full-table top ``top`` with their ranks
     after the removal (:func:`benchvote.missing.knock_out`, seeded).
 
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard
+        Models x tasks with labels.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    top : int
+        Number of models shown.
+    seed : int
+        Seed of the removals.
+
     Returns
     -------
     ipywidgets.VBox
@@ -282,6 +321,13 @@ def missing_share_slider(scores: pd.DataFrame, higher_is_better: Any = True, *, 
 
 def cell_knockout_grid(scores: pd.DataFrame, higher_is_better: Any = True) -> Any:
     """One check box per observed cell (ticked = kept); the rankings under both rules update live.
+
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard
+        Models x tasks with labels.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
 
     Returns
     -------
@@ -348,6 +394,17 @@ def domain_explorer(
     """Pick a HELM scenario, models and metric groups; see which domain restrictions hold and the majority graph.
 
     Uses :func:`benchvote.data.helm_scenarios` and :func:`benchvote.domains.domain_report`.
+
+    Parameters
+    ----------
+    models : sequence
+        HELM Classic models offered as check boxes.
+    checked : sequence
+        Models ticked at the start.
+    scenario : str
+        Scenario shown first.
+    metrics : sequence of str
+        Metric groups (the voters).
 
     Returns
     -------
@@ -441,6 +498,15 @@ def effort_explorer(
     ``returns_at_zero`` are the products a_i b_i (the marginal return at zero
     effort) and ``curvature`` the b_i.  The summary compares the mean-score
     gain of the optimal allocation with that of an even split.
+
+    Parameters
+    ----------
+    returns_at_zero, curvature : sequence of float
+        :math:`a_i` and :math:`b_i` of each task's curve at the start.
+    tasks : sequence of str
+        Task names.
+    budget : float
+        Total effort.
 
     Returns
     -------

@@ -41,6 +41,25 @@ def subset_agreement(
     smallest Kendall tau distance and maximum rank change to the full
     ranking are reported.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    sizes : sequence of int
+        Subset sizes (numbers of tasks).
+    kind : {"cardinal", "ordinal"}
+        Rank by mean score or by strict mean win rate.
+    samples : int
+        Subsets drawn per size when there are more than that.
+    seed : int
+        Seed of the subset draws.
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> import numpy as np
@@ -120,6 +139,11 @@ def no_intercept_fit(x: Any, y: Any) -> tuple[float, float]:
     .. math::
 
         \hat b = \frac{\sum_i x_i y_i}{\sum_i x_i^2}.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (k,)
+        Paired observations (at least 2, ``x`` not all zero).
 
     Examples
     --------

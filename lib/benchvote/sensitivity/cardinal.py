@@ -121,6 +121,15 @@ def cardinal_sensitivity(
         ``optimal`` is True only for a proven maximum (the relaxation alone
         gives a lower bound).
 
+    See Also
+    --------
+    cardinal_sensitivity_exact
+    default_eps
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> import numpy as np

@@ -109,6 +109,14 @@ def cardinal_sensitivity_exact(
         ``optimal`` tells whether optimality was proven within ``time_limit``;
         ``upper_bound`` is a certified bound on ``tau_distance`` in any case.
 
+    See Also
+    --------
+    cardinal_sensitivity
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> import numpy as np

@@ -33,6 +33,15 @@ from ._problem import _import_torch
 def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
     """The top ``share`` of the models by strict mean win rate (at least 2): Zhang & Hardt's protected set.
 
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    share : float in (0, 1)
+        Share of the models protected.
+
     Raises
     ------
     ValueError
@@ -229,6 +238,15 @@ def ordinal_sensitivity(
         Random perturbations (one to three models toggled) tried after each
         local search; a perturbation is kept when the search from it is no worse.
 
+    See Also
+    --------
+    ordinal_sensitivity_exact
+    default_protected
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
+
     Examples
     --------
     >>> import pandas as pd
@@ -353,6 +371,30 @@ def ordinal_sensitivity_exact(
     models (vectorised); ``method="milp"`` maximises the number of reversed
     pairs with binaries for the added models and the reversals, and
     ``"auto"`` picks enumeration for small pools.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (one bool for all tasks).
+    protected : sequence, optional
+        The protected models (default :func:`default_protected`); every other model is in the pool.
+    method : {"auto", "enumerate", "milp"}
+        Enumerate every subset of the pool (pools up to ``max_enumeration``
+        models), or solve the mixed-integer program; ``"auto"`` picks.
+    time_limit : float
+        Seconds for the mixed-integer program.
+    max_enumeration : int
+        Largest pool that ``"auto"`` enumerates.
+
+    See Also
+    --------
+    ordinal_sensitivity
+
+    References
+    ----------
+    :cite:t:`zhang2024tradeoffs`.
 
     Examples
     --------
