@@ -77,6 +77,26 @@ def test_build_reads_only_markdown():
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_name_a_chapter_imports_from_benchvote_exists(md):
+    """Catches API drift without executing the chapter: every `from benchvote... import x` must resolve."""
+    import ast
+    import importlib
+
+    import jupytext
+
+    tree = ast.parse(jupytext.writes(jupytext.read(md), fmt="py:percent"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchvote"):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                assert hasattr(module, alias.name), f"{md.name}: {node.module} has no {alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("benchvote"):
+                    importlib.import_module(alias.name)
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapters_read_no_file_outside_the_library(md):
     """Numbers come from benchvote (its shipped tables included) or are computed: no chapter opens a repository file."""
     text = md.read_text(encoding="utf-8")
