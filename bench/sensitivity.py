@@ -148,7 +148,9 @@ def main() -> int:
     from benchvote.sensitivity import cardinal_sensitivity
 
     # warm up torch's kernels once, so that the first leaderboard is not charged for it
-    cardinal_sensitivity(np.random.default_rng(0).normal(size=(6, 3)), eps=0.1, method="relaxation", restarts=2, steps=2)
+    cardinal_sensitivity(
+        np.random.default_rng(0).normal(size=(6, 3)), eps=0.1, method="relaxation", restarts=2, steps=2
+    )
 
     RESULTS.mkdir(exist_ok=True)
     cached = pd.read_csv(CACHE).set_index("leaderboard") if CACHE.is_file() else pd.DataFrame()

@@ -165,7 +165,7 @@ CALLS = {
     "ratings.matches_from_scores": {},
     "spectrum.benchmark_pca": {},
     "explorables.model_toggle": dict(protected=PROTECTED, pool=POOL),
-    "explorables.label_noise": dict(top=4, eps=0.1),
+    "explorables.label_noise": dict(top=4, eps=0.1, worst=[1.0, 0.1, 1.0, 0.1]),
     "explorables.missing_share": dict(top=4, shares=[0.0, 0.2]),
     "explorables.cell_knockout": {},
 }

@@ -68,6 +68,7 @@ def iia_instances(draw, missing=False):
 
 
 class TestIIAFlip:
+    @pytest.mark.slow
     @given(iia_instances(), st.sampled_from([bv.mean_win_rate, bv.borda]))
     def test_exact_against_exhaustive_search(self, instance, rule):
         s, protected, pool = instance

@@ -115,6 +115,7 @@ class TestCardinalExact:
         assert r.n_flipped == round(bv.kendall_tau_distance(bv.rank(s.mean(axis=1)), after) * comb(30, 2))
         assert np.isclose(np.max(r.weights), 1.0) and np.min(r.weights) >= 0.05 * (1 - 1e-9)
 
+    @pytest.mark.slow
     def test_box_search_respects_duplicated_tasks(self):
         rng = np.random.default_rng(3)
         base = rng.normal(size=(6, 2))
@@ -500,6 +501,7 @@ class TestCardinalAgainstTheArrangement:
         ORACLE_COUNTS["instances"] += 1
         ORACLE_COUNTS["milp_certified"] += mip.optimal
 
+    @pytest.mark.slow
     def test_oracle_agrees_with_lp_subset_brute_force(self):
         for seed in range(6):
             s = random_cardinal(seed, m=5, n=3)

@@ -337,7 +337,7 @@ BAD_PARAMETERS = {
     "instance_robustness ragged": (
         lambda: missing.instance_robustness([GOOD.to_numpy(), GOOD.to_numpy()[:3]], [0.1]),
         "task matrix",
-        ("same systems",),
+        ("same models",),
     ),
     "pairwise_confidence delta=2": (lambda: missing.pairwise_confidence(GOOD, delta=2.0), "delta", ("(0, 1)", "<")),
     "elo k=nan": (lambda: ratings.elo([(0, 1, 1.0)], 2, k=NAN), "k", ("finite",)),
