@@ -74,7 +74,7 @@ TABLE_FUNCTIONS = {
     "mean_score": (lambda s: bv.mean_score(s), "scores", {"one_model"}),
     "mean_win_rate": (lambda s: bv.mean_win_rate(s), "scores", {"nan"}),
     "borda": (lambda s: bv.borda(s), "scores", set()),
-    "task_ranks": (lambda s: bv.task_ranks(s), "scores", {"nan"}),
+    "task_ranks": (lambda s: bv.task_ranks(s), "scores", set()),  # nan_policy="raise" by default
     "protected_ranking": (
         lambda s: bv.protected_ranking(s, protected=[0, 1] if not isinstance(s, pd.DataFrame) else P),
         "scores",
