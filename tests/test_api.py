@@ -155,6 +155,8 @@ CALLS = {
     "sensitivity.ordinal_sensitivity_exact": dict(protected=PROTECTED),
     "sensitivity.default_protected": dict(share=0.5),
     "sensitivity.subset_agreement": dict(sizes=[1, 2], samples=5),
+    "sensitivity.possible_winners": dict(eps=0.1),
+    "intervals.rank_intervals": dict(n_boot=20),
     "missing.expected_ranks": {},
     "missing.partial_borda": {},
     "missing.pairwise_confidence": {},
@@ -198,6 +200,8 @@ def _same(a, b) -> bool:
         return a.equals(b)
     if isinstance(a, np.ndarray):
         return np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if hasattr(a, "to_html"):
@@ -250,6 +254,7 @@ CORE = {
     "axioms",
     "concordance",
     "domains",
+    "intervals",
     "missing",
     "normalization",
     "ranking",

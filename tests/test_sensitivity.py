@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, product
 from math import comb
 
 import numpy as np
@@ -633,3 +633,83 @@ class TestOrdinalDisjointCoverage:
                 assert r.n_flipped == truth
         after = bv.protected_ranking(s, protected=protected, added=list(r.added))
         assert np.array_equal(after.to_numpy(), r.ranking_after.to_numpy())
+
+
+# --------------------------------------------------------------------------- possible winners
+
+from benchvote.sensitivity import possible_winners  # noqa: E402
+
+
+def _two_task_oracle(s: np.ndarray, eps: float, tol: float) -> list[bool]:
+    """Exact answer for two tasks: weights (1, rho), rho in [eps, 1/eps]; i wins on an open interval of rho."""
+    out = []
+    lo_all, hi_all = Fraction(eps).limit_denominator(10**12), 1 / Fraction(eps).limit_denominator(10**12)
+    for i in range(len(s)):
+        lo, hi, lo_strict, hi_strict, empty = lo_all, hi_all, False, False, False
+        for j in range(len(s)):
+            if j == i:
+                continue
+            c0 = Fraction(s[i, 0]) - Fraction(s[j, 0]) - Fraction(tol)
+            c1 = Fraction(s[i, 1]) - Fraction(s[j, 1]) - Fraction(tol)
+            # need c0 + c1 * rho > 0
+            if c1 == 0:
+                empty |= c0 <= 0
+            elif c1 > 0:
+                bound = -c0 / c1
+                if bound >= lo:
+                    lo, lo_strict = bound, True
+            else:
+                bound = -c0 / c1
+                if bound <= hi:
+                    hi, hi_strict = bound, True
+        out.append(not empty and (lo < hi or (lo == hi and not lo_strict and not hi_strict)))
+    return out
+
+
+class TestPossibleWinners:
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([0.05, 0.2, 0.5]))
+    def test_two_tasks_against_the_exact_interval(self, seed, eps):
+        s = np.random.default_rng(seed).integers(0, 7, size=(5, 2)).astype(float)
+        if (s.max(axis=0) == s.min(axis=0)).any():
+            return
+        r = possible_winners(s, eps=eps)
+        assert r.possible.tolist() == _two_task_oracle(s, eps, 1e-9)
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_dense_weight_sampling_finds_no_winner_the_program_misses(self, seed):
+        rng = np.random.default_rng(seed)
+        s = rng.integers(0, 5, size=(6, 3)).astype(float) + rng.random((6, 3)) * 0.1
+        eps = 0.1
+        r = possible_winners(s, eps=eps)
+        corners = np.array(list(product([eps, 1.0], repeat=3)))
+        samples = np.vstack([corners, eps + (1 - eps) * rng.random((20_000, 3))])
+        means = samples @ s.T / samples.sum(axis=1, keepdims=True)
+        top = np.sort(means, axis=1)
+        strict = top[:, -1] - top[:, -2] > 1e-9
+        found = set(np.argmax(means, axis=1)[strict].tolist())
+        assert found <= set(np.flatnonzero(r.possible).tolist())
+        for i, w in r.weights.items():  # every reported winner comes with weights that make it first
+            mean = s @ w / w.sum()
+            assert np.all(mean[i] - np.delete(mean, i) > 1e-9) and w.min() >= eps * (1 - 1e-12) and w.max() == 1.0
+
+    def test_the_mean_score_winner_is_always_possible_and_orientation(self):
+        s = pd.DataFrame(np.random.default_rng(3).normal(size=(8, 4)), index=[f"m{i}" for i in range(8)])
+        r = possible_winners(s, eps=0.05)
+        assert r.possible[bv.mean_score(s).idxmax()]
+        flipped = possible_winners(s * [1, -1, 1, -1], [True, False, True, False], eps=0.05)
+        assert flipped.possible.equals(r.possible)
+
+    def test_permuting_models_permutes_the_answer(self):
+        s = np.random.default_rng(4).normal(size=(7, 3))
+        perm = [3, 0, 6, 1, 5, 2, 4]
+        a, b = possible_winners(s, eps=0.1), possible_winners(s[perm], eps=0.1)
+        assert np.array_equal(b.possible, a.possible[perm])
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="missing"):
+            possible_winners(np.array([[1.0, np.nan], [2.0, 3.0]]))
+        with pytest.raises(ValueError, match="constant task"):
+            possible_winners(np.array([[1.0, 2.0], [1.0, 3.0]]))
+        with pytest.raises(ValueError, match="normalize"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), normalize="l1")

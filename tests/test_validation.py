@@ -119,6 +119,8 @@ TABLE_FUNCTIONS = {
     ),
     "default_protected": (lambda s: sensitivity.default_protected(s), "scores", {"nan"}),
     "subset_agreement": (lambda s: sensitivity.subset_agreement(s, sizes=[1]), "scores", set()),
+    "possible_winners": (lambda s: sensitivity.possible_winners(s, eps=0.1), "scores", set()),
+    "rank_intervals": (lambda s: bv.intervals.rank_intervals(s, n_boot=5), "scores", set()),
     "knock_out": (lambda s: missing.knock_out(s, 0.2), "scores", {"nan"}),
     "knn_impute": (lambda s: missing.knn_impute(s), "scores", {"nan"}),
     "robustness_study": (lambda s: missing.robustness_study(s, shares=[0.1], repetitions=1), "scores", {"nan"}),
@@ -391,6 +393,7 @@ def test_the_table_is_large_and_covers_every_table_function():
             domains,
             ratings,
             spectrum,
+            bv.intervals,
         )
         for name in mod.__all__
         if callable(getattr(mod, name)) and not isinstance(getattr(mod, name), type)
@@ -415,6 +418,7 @@ def test_the_table_is_large_and_covers_every_table_function():
                         domains,
                         ratings,
                         spectrum,
+                        bv.intervals,
                     )
                     if n in m.__all__
                 ),

@@ -16,7 +16,8 @@ Measures and rules:
 * :mod:`benchvote.voting`: majority margins, Condorcet winner and cycles, Copeland, Ranked Pairs, Kemeny;
 * :mod:`benchvote.axioms`: Pareto and exact independence-of-irrelevant-alternatives certificates;
 * :mod:`benchvote.arrow`: every ranking rule for three models and two voters, enumerated (Arrow's theorem);
-* :mod:`benchvote.sensitivity`: cardinal and ordinal sensitivity, exact or relaxed, with certificates;
+* :mod:`benchvote.sensitivity`: cardinal and ordinal sensitivity, exact or relaxed, with certificates; possible winners;
+* :mod:`benchvote.intervals`: bootstrap intervals of the ranks over the tasks, and the pairs they cannot separate;
 * :mod:`benchvote.missing`: partial rankings, Borda with missing scores, pairwise confidence;
 * :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
 * :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
@@ -58,6 +59,7 @@ SUBMODULES = (
     "data",
     "domains",
     "explorables",
+    "intervals",
     "missing",
     "normalization",
     "plotting",

@@ -40,6 +40,8 @@ Modules:
   the best-bound box search and the mixed-integer program;
 * :mod:`benchvote.sensitivity.ordinal`: :func:`ordinal_sensitivity` (relaxation),
   :func:`ordinal_sensitivity_exact` and :func:`default_protected`;
+* :mod:`benchvote.sensitivity.winners`: :func:`possible_winners`, the models
+  that some weighting in the same box ranks first (a linear program each);
 * :mod:`benchvote.sensitivity.agreement`: :func:`subset_agreement` and
   :func:`no_intercept_fit`, companions of diversity in the trade-off chapter.
 """
@@ -49,6 +51,7 @@ from .agreement import no_intercept_fit, subset_agreement
 from .cardinal import AUTO_EXACT_MAX_TASKS, cardinal_sensitivity
 from .cardinal_exact import cardinal_sensitivity_exact
 from .ordinal import OrdinalSensitivity, default_protected, ordinal_sensitivity, ordinal_sensitivity_exact
+from .winners import PossibleWinners, possible_winners
 
 __all__ = [
     "default_eps",
@@ -62,4 +65,6 @@ __all__ = [
     "default_protected",
     "subset_agreement",
     "no_intercept_fit",
+    "PossibleWinners",
+    "possible_winners",
 ]

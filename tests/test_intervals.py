@@ -1,0 +1,126 @@
+"""benchvote.intervals: bootstrap rank intervals against the exact bootstrap distribution and an independent recount."""
+
+from __future__ import annotations
+
+from itertools import product
+from math import ceil
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import rankdata
+
+import benchvote as bv
+from benchvote.intervals import rank_intervals
+
+TABLE = np.array([[3.0, 1.0, 2.0], [2.0, 3.0, 1.0], [1.0, 2.0, 3.5], [0.5, 0.0, 0.0]])
+
+
+def _win_rates(values: np.ndarray) -> np.ndarray:
+    """Strict mean win rate written out: share of the other models each model beats, averaged over the tasks."""
+    m, n = values.shape
+    beats = (values[:, None, :] > values[None, :, :]).sum(axis=2)
+    return beats.sum(axis=1) / (n * (m - 1))
+
+
+def test_rank_frequencies_match_the_exact_bootstrap_distribution():
+    m, n = TABLE.shape
+    above = np.zeros((m, m))  # exact P(i ranks strictly above j) over all n^n equally likely redraws
+    draws = list(product(range(n), repeat=n))
+    for cols in draws:
+        r = rankdata(-_win_rates(TABLE[:, list(cols)]), method="average")
+        above += (r[:, None] < r[None, :]) / len(draws)
+    n_boot = 20_000
+    result = rank_intervals(TABLE, n_boot=n_boot, seed=3)
+    se = np.sqrt(above * (1 - above) / n_boot)
+    assert np.all(np.abs(result.above - above) <= 4.5 * se + 1e-3)
+
+
+def test_interval_ends_are_the_quantiles_of_the_redraws():
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 6, size=(6, 5)).astype(float)
+    n_boot, level, seed = 400, 0.9, 11
+    result = rank_intervals(s, n_boot=n_boot, level=level, seed=seed)
+    draws = np.random.default_rng(seed).integers(0, s.shape[1], size=(n_boot, s.shape[1]))
+    boot = np.array([rankdata(-_win_rates(s[:, cols]), method="average") for cols in draws])
+    for i in range(s.shape[0]):
+        ranks = np.sort(boot[:, i])
+        assert result.lower[i] == ranks[ceil(n_boot * (1 - level) / 2) - 1]
+        assert result.upper[i] == ranks[ceil(n_boot * (1 + level) / 2) - 1]
+    above = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
+    assert np.allclose(result.above, above)
+    full = rankdata(-_win_rates(s), method="average")
+    assert np.array_equal(result.ranks, full)
+    pairs = {frozenset(p) for p in result.inseparable}
+    for i in range(6):
+        for j in range(i + 1, 6):
+            assert (frozenset((i, j)) in pairs) == (above[i, j] < level and above[j, i] < level)
+
+
+def test_a_unanimous_order_is_certain_and_a_split_is_not():
+    s = [[9.0, 9.0, 9.0, 9.0], [2.0, 1.0, 2.0, 1.0], [1.0, 2.0, 1.0, 2.0]]
+    r = rank_intervals(s, n_boot=300, seed=0)
+    assert (r.lower[0], r.upper[0]) == (1.0, 1.0)
+    assert r.inseparable == [(1, 2)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.permutations(range(5)))
+def test_permuting_models_permutes_the_intervals(seed, perm):
+    s = np.random.default_rng(seed).integers(0, 4, size=(5, 4)).astype(float)
+    a = rank_intervals(s, n_boot=60, seed=1)
+    b = rank_intervals(s[list(perm)], n_boot=60, seed=1)
+    assert np.array_equal(b.lower, a.lower[list(perm)]) and np.array_equal(b.upper, a.upper[list(perm)])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_increasing_transforms_of_a_task_change_nothing_under_an_ordinal_rule(seed):
+    s = np.random.default_rng(seed).normal(size=(6, 4))
+    t = s.copy()
+    t[:, 2] = np.exp(3 * t[:, 2]) + 5
+    a, b = rank_intervals(s, n_boot=50, seed=2), rank_intervals(t, n_boot=50, seed=2)
+    assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
+
+
+def test_higher_level_widens_and_labels_and_directions_travel():
+    lb = bv.data.load("HELM-lite")
+    narrow = rank_intervals(lb, n_boot=200, level=0.5, nan_policy="omit", seed=0)
+    wide = rank_intervals(lb, n_boot=200, level=0.95, nan_policy="omit", seed=0)
+    assert (wide.lower <= narrow.lower).all() and (wide.upper >= narrow.upper).all()
+    assert list(wide.ranks.index) == list(lb.scores.index)
+    assert len(wide.inseparable) >= len(narrow.inseparable)
+    frame = wide.frame()
+    assert list(frame.columns) == ["rank", "lower", "upper"] and frame["rank"].is_monotonic_increasing
+
+
+def test_mean_score_as_rule_and_deterministic_seed():
+    s = pd.DataFrame(np.random.default_rng(0).normal(size=(5, 6)), index=list("abcde"))
+    a = rank_intervals(s, rule=bv.mean_score, n_boot=100, seed=4)
+    b = rank_intervals(s, rule=bv.mean_score, n_boot=100, seed=4)
+    assert a.lower.equals(b.lower) and a.upper.equals(b.upper)
+
+
+def test_refused_redraws_are_counted_not_hidden():
+    s = np.array([[1.0, np.nan, np.nan], [2.0, 1.0, 3.0], [0.0, 2.0, 1.0]])  # model 0 has one task
+    r = rank_intervals(s, n_boot=200, nan_policy="omit", seed=0)
+    assert r.redrawn > 0  # redraws without task 0 leave model 0 unscored and are drawn again
+    with pytest.raises(ValueError, match="missing"):
+        rank_intervals(s, n_boot=10)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(level=1.0), "level"),
+        (dict(n_boot=0), "n_boot"),
+        (dict(rule="borda"), "rule"),
+        (dict(nan_policy="drop"), "nan_policy"),
+        (dict(seed=-1), "seed"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        rank_intervals(TABLE, **kwargs)
