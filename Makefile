@@ -9,7 +9,7 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-fast lint env assets sync lock bench clean help
+.PHONY: book book-cached test test-fast lint binder-env env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
@@ -52,7 +52,13 @@ lint: env
 	$(BIN)/python scripts/lint_notebooks.py $(NOTEBOOKS)
 	$(BIN)/mypy
 
-test: lint book
+# the venv of the live Binder tests (tests/test_binder.py), built from environment.yml unless up to date
+binder-env: env
+	$(BIN)/python scripts/binder_env.py
+
+# the Binder venv is built while the book executes its notebooks: the two overlap on the two cores
+test: lint
+	$(MAKE) -j2 --output-sync=target book binder-env
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 

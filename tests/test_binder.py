@@ -13,7 +13,6 @@ these tests; ``make test-fast`` skips them (marker ``live``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -27,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from explorable_checks import check_effort, check_model_toggle
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
@@ -47,30 +45,8 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ENV_FILES = ["environment.yml", "postBuild", "requirements-binder.txt", "requirements-data.txt", "pyproject.toml"]
-
 sys.path.insert(0, str(ROOT / "scripts"))
-from usable_requirements import usable  # noqa: E402
-
-
-def binder_pip_lines() -> list[str]:
-    """The pip section of environment.yml, one requirements-file line per entry."""
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    (pip,) = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
-    lines = []
-    for entry in pip:
-        option, _, value = str(entry).partition(" ")
-        if option in ("-r", "-e"):  # paths in environment.yml are relative to the repository
-            entry = f"{option} {(ROOT / value).resolve()}"
-        lines.append(f"{entry}\n")
-    return lines
-
-
-def _fingerprint() -> str:
-    h = hashlib.sha256()
-    for name in ENV_FILES:
-        h.update((ROOT / name).read_bytes())
-    return h.hexdigest()
+from binder_env import ensure  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -87,16 +63,7 @@ def binder_env(tmp_path_factory):
         PIP_DISABLE_PIP_VERSION_CHECK="1",
     )
     env.pop("VIRTUAL_ENV", None)
-    stamp = VENV / ".fingerprint"
-    if not (stamp.is_file() and stamp.read_text() == _fingerprint()):
-        shutil.rmtree(VENV, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        requirements = BUILD / "binder-requirements.txt"
-        requirements.write_text("".join(usable(binder_pip_lines(), ROOT)))
-        subprocess.run(
-            [str(VENV / "bin" / "pip"), "install", "--quiet", "-r", str(requirements)], cwd=ROOT, check=True, env=env
-        )
-        stamp.write_text(_fingerprint())
+    assert ensure(env) == VENV  # built by scripts/binder_env.py (make test runs it beside the book build)
     env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env['PATH']}"
     subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, check=True, env=env, capture_output=True)
     # test-only: render every cell (JupyterLab 4 renders only the cells in view), so that the page can be searched
