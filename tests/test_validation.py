@@ -379,53 +379,27 @@ def test_bad_parameter(case):
 
 def test_the_table_is_large_and_covers_every_table_function():
     assert len(CASES) >= 350
-    public = {
-        name
-        for mod in (
-            bv.ranking,
-            bv.aggregation,
-            concordance,
-            normalization,
-            voting,
-            axioms,
-            sensitivity,
-            missing,
-            domains,
-            ratings,
-            spectrum,
-            bv.intervals,
-        )
+    modules = (
+        bv.ranking,
+        bv.aggregation,
+        concordance,
+        normalization,
+        voting,
+        axioms,
+        sensitivity,
+        missing,
+        domains,
+        ratings,
+        spectrum,
+        bv.intervals,
+    )
+    functions = {
+        name: getattr(mod, name)
+        for mod in modules
         for name in mod.__all__
         if callable(getattr(mod, name)) and not isinstance(getattr(mod, name), type)
     }
-    takes_a_table = {
-        n
-        for n in public
-        if "scores"
-        in inspect.signature(
-            getattr(
-                next(
-                    m
-                    for m in (
-                        bv.ranking,
-                        bv.aggregation,
-                        concordance,
-                        normalization,
-                        voting,
-                        axioms,
-                        sensitivity,
-                        missing,
-                        domains,
-                        ratings,
-                        spectrum,
-                        bv.intervals,
-                    )
-                    if n in m.__all__
-                ),
-                n,
-            )
-        ).parameters
-    }
+    takes_a_table = {name for name, f in functions.items() if "scores" in inspect.signature(f).parameters}
     covered = set(TABLE_FUNCTIONS) | set(VECTOR_FUNCTIONS)
     assert takes_a_table <= covered, sorted(takes_a_table - covered)
 
