@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from ._validation import (
-    ScoreMatrix,
     as_label_list,
     as_score_frame,
     as_score_matrix,
@@ -31,10 +30,6 @@ from ._validation import (
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, exact_midranks, rank
 
 __all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
-
-
-def _direction(mat: ScoreMatrix, higher_is_better: Any) -> np.ndarray:
-    return direction_of(mat, higher_is_better)
 
 
 def task_ranks(
@@ -63,7 +58,7 @@ def task_ranks(
     scores, higher_is_better = split_table(scores, higher_is_better)
     nan_policy = check_nan_policy(nan_policy)
     mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", allow_empty_rows=True)
-    return rank(mat.values, _direction(mat, higher_is_better), tol=tol, nan_policy="omit")
+    return rank(mat.values, direction_of(mat, higher_is_better), tol=tol, nan_policy="omit")
 
 
 @dataclass(frozen=True)
@@ -136,7 +131,7 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    return _pairwise_counts(mat.values, _direction(mat, higher_is_better), check_tol(tol), models=list(mat.models))
+    return _pairwise_counts(mat.values, direction_of(mat, higher_is_better), check_tol(tol), models=list(mat.models))
 
 
 def _pairwise_counts(
@@ -211,7 +206,7 @@ def mean_score(
     nan_policy = check_nan_policy(nan_policy)
     mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
     n = mat.shape[1]
-    values = mat.values * np.where(_direction(mat, higher_is_better), 1.0, -1.0)
+    values = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
     if weights is None:
         w = np.ones(n)
     else:
@@ -311,7 +306,7 @@ def mean_win_rate(
     if convention not in ("strict", "quantile"):
         raise ValueError(f"convention must be 'strict' or 'quantile', got {convention!r}")
     mat = as_score_matrix(scores, allow_nan=True)
-    direction = _direction(mat, higher_is_better)
+    direction = direction_of(mat, higher_is_better)
     m = mat.shape[0]
     if convention == "strict":
         counts = pairwise_wins(mat.values, direction, tol=tol)
@@ -381,7 +376,7 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
     mat = as_score_matrix(scores, allow_nan=False)
-    r = rank(mat.values, _direction(mat, higher_is_better), tol=tol)
+    r = rank(mat.values, direction_of(mat, higher_is_better), tol=tol)
     values = (mat.shape[0] - r).sum(axis=1)
     return wrap_models(values, mat, "borda")
 
@@ -461,7 +456,7 @@ def protected_ranking(
         )
         return rank(rates.loc[protected], tol=tol)
     mat = as_score_matrix(field, allow_nan=True)
-    counts = pairwise_wins(mat.values, _direction(mat, higher_is_better), tol=tol)
+    counts = pairwise_wins(mat.values, direction_of(mat, higher_is_better), tol=tol)
     p = len(protected)
     totals = []
     for a in range(p):

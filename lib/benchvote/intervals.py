@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_nan_policy, check_number, direction_of, split_table
+from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, split_table
 from .aggregation import mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
@@ -140,7 +140,7 @@ def rank_intervals(
     nan_policy = check_nan_policy(nan_policy)
     n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
     level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    tol = check_number(tol, "tol", low=0.0)
+    tol = check_tol(tol)
     seed = check_number(seed, "seed", low=0, integer=True)
     mat = as_score_matrix(scores, allow_nan=nan_policy == "omit")
     direction = direction_of(mat, higher_is_better)

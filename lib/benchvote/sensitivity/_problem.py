@@ -261,6 +261,16 @@ def _cardinal_setup(
     )
 
 
+def _published_weights(prob: _CardinalProblem, merged: np.ndarray) -> np.ndarray:
+    """Weights on the published task columns (largest 1) from weights on the merged, possibly standardised ones."""
+    a = np.empty(prob.mat.shape[1])
+    for g, cols in enumerate(prob.groups):
+        a[cols] = merged[g] / len(cols)  # copies of one task share its weight
+    a = np.clip(a, prob.eps, 1.0)
+    alpha = a / prob.std if prob.normalize == "zscore" else a
+    return alpha / alpha.max()
+
+
 def _finish_cardinal(
     prob: _CardinalProblem,
     merged: np.ndarray,
@@ -272,12 +282,7 @@ def _finish_cardinal(
 ) -> CardinalSensitivity:
     """Recount ``merged`` weights exactly; proven optimal when the search finished and the count meets ``upper``."""
     mat = prob.mat
-    a = np.empty(mat.shape[1])
-    for g, cols in enumerate(prob.groups):
-        a[cols] = merged[g] / len(cols)
-    a = np.clip(a, prob.eps, 1.0)
-    alpha = a / prob.std if prob.normalize == "zscore" else a
-    alpha = alpha / alpha.max()
+    alpha = _published_weights(prob, merged)
     before = prob.before
     after = _exact_ranks(mat.values, alpha, prob.tol)
     n_flipped = int(reversed_pairs(before, after).sum())

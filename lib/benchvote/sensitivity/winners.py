@@ -18,15 +18,14 @@ linear program over all weightings; the box here is the label-noise one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, split_table
-from ..ranking import DEFAULT_TIE_TOLERANCE, exact_midranks
-from ._problem import _cardinal_setup
+from ..ranking import DEFAULT_TIE_TOLERANCE
+from ._problem import _cardinal_setup, _exact_ranks, _published_weights
 
 __all__ = ["PossibleWinners", "possible_winners"]
 
@@ -55,15 +54,6 @@ class PossibleWinners:
     weights: dict
     eps: float
     normalize: str
-
-
-def _exact_first(values: np.ndarray, weights: np.ndarray, model: int, tol: float) -> bool:
-    """Whether the weighted means put ``model`` alone in the top tie group, in exact rational arithmetic."""
-    w = [Fraction(float(v)) for v in weights]
-    total = sum(w, Fraction(0))
-    means = [sum((wt * Fraction(float(s)) for wt, s in zip(w, row)), Fraction(0)) / total for row in values]
-    ranks = exact_midranks(means, Fraction(float(tol)))
-    return bool(ranks[model] == 1.0)
 
 
 def possible_winners(
@@ -122,9 +112,8 @@ def possible_winners(
     scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(normalize, "normalize", ("none", "zscore"))
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
-    x, groups = prob.x, prob.groups
+    x = prob.x
     m, k = x.shape
-    n_tasks = prob.mat.shape[1]
     possible = np.zeros(m, dtype=bool)
     margin = np.zeros(m)
     weights: dict = {}
@@ -143,15 +132,8 @@ def possible_winners(
             raise RuntimeError(f"the linear program for model {prob.mat.models[i]!s} failed: {res.message}")
         margin[i] = -res.fun * scale
         if margin[i] > 0:
-            merged = res.x[:k]
-            full = np.empty(n_tasks)
-            for g, cols in enumerate(groups):
-                full[cols] = merged[g] / len(cols)  # copies of one task share its weight
-            full = np.clip(full, prob.eps, 1.0)
-            if prob.normalize == "zscore":
-                full = full / prob.std
-            full = full / full.max()
-            if _exact_first(prob.mat.values, full, i, prob.tol):
+            full = _published_weights(prob, res.x[:k])
+            if _exact_ranks(prob.mat.values, full, prob.tol)[i] == 1.0:  # alone in the top tie group, exactly
                 possible[i] = True
                 label = prob.mat.models[i]
                 weights[label] = pd.Series(full, index=pd.Index(prob.mat.tasks), name="weights") if labelled else full
