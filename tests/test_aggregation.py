@@ -51,6 +51,24 @@ def brute_quantile(s):
     return np.array(out)
 
 
+def brute_helm(s, aggregate=np.mean):
+    """HELM's rule written out: beat the other scored models, a tie counting half."""
+    m, n = s.shape
+    out = []
+    for i in range(m):
+        vals = []
+        for k in range(n):
+            if np.isnan(s[i, k]):
+                continue
+            others = [s[j, k] for j in range(m) if j != i and not np.isnan(s[j, k])]
+            if not others:
+                continue
+            won = sum(1.0 if o < s[i, k] else 0.5 if o == s[i, k] else 0.0 for o in others)
+            vals.append(won / len(others))
+        out.append(aggregate(vals) if vals else np.nan)
+    return np.array(out)
+
+
 def to_profile(s):
     """Each task's ranking (best first) as a pref-voting Profile; tie-free input only."""
     return Profile([list(np.argsort(-s[:, k], kind="stable")) for k in range(s.shape[1])])
@@ -91,6 +109,26 @@ class TestMeanWinRate:
     def test_quantile_brute_force(self, table):
         assert np.allclose(mean_win_rate(table, convention="quantile"), brute_quantile(table))
 
+    @given(score_tables(missing=True), st.sampled_from(["mean", "median"]))
+    def test_helm_brute_force(self, table, aggregate):
+        expected = brute_helm(table, np.mean if aggregate == "mean" else np.median)
+        if np.isnan(expected).any():
+            with pytest.raises(ValueError, match="no task with a second scored model"):
+                mean_win_rate(table, convention="helm", aggregate=aggregate)
+            return
+        assert np.allclose(mean_win_rate(table, convention="helm", aggregate=aggregate), expected)
+
+    @given(score_tables())
+    def test_helm_is_borda_rescaled_on_complete_tables(self, table):
+        m, n = table.shape
+        assert np.allclose(mean_win_rate(table, convention="helm"), borda(table) / (n * (m - 1)))
+
+    def test_aggregate_is_refused_outside_helm(self):
+        with pytest.raises(ValueError, match="only for convention='helm'"):
+            mean_win_rate(np.eye(3), aggregate="median")
+        with pytest.raises(ValueError, match="aggregate must be"):
+            mean_win_rate(np.eye(3), convention="helm", aggregate="max")
+
     @given(score_tables(ties=False))
     def test_affine_in_borda_without_ties(self, table):
         m, n = table.shape
@@ -108,12 +146,16 @@ class TestMeanWinRate:
     @given(score_tables(missing=True), st.data())
     def test_permutation_equivariance(self, table, data):
         perm = data.draw(permutations_of(table.shape[0]))
-        for conv in ("quantile",):
-            assert np.allclose(mean_win_rate(table[perm], convention=conv), mean_win_rate(table, convention=conv)[perm])
+        for conv in ("quantile", "helm"):
+            try:
+                expected = mean_win_rate(table, convention=conv)
+            except ValueError:
+                continue
+            assert np.allclose(mean_win_rate(table[perm], convention=conv), expected[perm])
 
     @given(score_tables(), strictly_increasing_transforms())
     def test_ordinal_invariance(self, table, f):
-        for conv in ("strict", "quantile"):
+        for conv in ("strict", "quantile", "helm"):
             assert np.allclose(mean_win_rate(f(table), convention=conv), mean_win_rate(table, convention=conv))
 
     def test_textbook_abc_example(self):
@@ -139,7 +181,7 @@ class TestMeanWinRate:
         with pytest.raises(ValueError, match="at least 2 models"):
             mean_win_rate([[1.0, 2.0]])
         with pytest.raises(ValueError, match="convention"):
-            mean_win_rate([[1.0], [2.0]], convention="helm")
+            mean_win_rate([[1.0], [2.0]], convention="HELM")
         with pytest.raises(ValueError, match="no observed score"):
             mean_win_rate([[1.0, 2.0], [np.nan, np.nan]])
         with pytest.raises(ValueError, match="share no task"):
@@ -208,3 +250,68 @@ def test_protected_ranking_is_exact_and_takes_arrays():
     t = pd.DataFrame([[2, 1, 0], [0, 2, 0], [1, np.nan, np.nan], [np.nan, 1, 2]], index=list("ABDE"), dtype=float)
     # A: 1/3 (vs B) + 1 (vs D) + 0/2 (vs E) = 4/3; B: 1/3 + 0 + 1/2 = 5/6
     assert bv.protected_ranking(t, protected=["A", "B"], added=["D", "E"]).tolist() == [1.0, 2.0]
+
+
+# HELM's published "Mean win rate" columns, as benchbench ships them (file, board name)
+HELM_PUBLISHED = {
+    "HELM-lite": "helm_lite/leaderboard.tsv",
+    "HELM-bias": "helm/bias.tsv",
+    "HELM-toxicity": "helm/toxicity.tsv",
+}
+HELM_PUBLISHED.update(
+    {
+        f"HEIM-{g}": f"heim/{g}.tsv"
+        for g in (
+            "aesthetics_auto",
+            "aesthetics_human",
+            "alignment_auto",
+            "alignment_human",
+            "black_out",
+            "nsfw",
+            "nudity",
+            "originality",
+            "quality_auto",
+            "quality_human",
+        )
+    }
+)
+
+
+@pytest.mark.parametrize("name", sorted(HELM_PUBLISHED))
+def test_helm_convention_reproduces_the_published_column(name):
+    """Every model's published win rate is ours, up to what rounding of the shown table can explain.
+
+    HELM rounds scores and win rates to three decimals. Two scores equal after
+    rounding may have been ordered in HELM's run; such a tie can move a model's
+    per-task rate by at most half a tie's share either way, which the allowance
+    adds up per model (plus half a unit of the published last digit).
+    """
+    from pathlib import Path
+
+    import benchbench
+
+    from benchvote.data import load
+
+    board = load(name)
+    raw = pd.read_csv(Path(benchbench.__file__).parent / "data" / HELM_PUBLISHED[name], sep="\t")
+    column = next(c for c in raw.columns if c.startswith("Mean win rate"))
+    published = pd.Series(pd.to_numeric(raw[column], errors="coerce").to_numpy(), index=raw.iloc[:, 0])
+    published = published[~published.index.duplicated()].reindex(board.scores.index)
+    assert published.notna().all()
+    ours = mean_win_rate(board, convention="helm")
+    s = board.scores.to_numpy(float)
+    allowance = np.zeros(len(s))
+    for i in range(len(s)):
+        shares = []
+        for k in range(s.shape[1]):
+            col = s[:, k]
+            if np.isnan(col[i]) or (~np.isnan(col)).sum() < 2:
+                continue
+            tied_others = np.sum(col == col[i]) - 1
+            shares.append(0.5 * tied_others / ((~np.isnan(col)).sum() - 1))
+        allowance[i] = np.mean(shares)
+    gap = np.abs(ours.to_numpy() - published.to_numpy())
+    assert np.all(gap <= allowance + 0.0005 + 1e-12), ours.index[np.argmax(gap - allowance)]
+    # and where the shown table has no tie touching a model, the match is to the last digit
+    untied = allowance == 0
+    assert np.all(np.abs(np.round(ours.to_numpy()[untied], 3) - published.to_numpy()[untied]) <= 0.001 + 1e-12)

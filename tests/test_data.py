@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -159,3 +161,16 @@ def test_gumbel_instances_follow_the_true_order():
     assert all(np.array_equal(a, b) for a, b in zip(tasks, again))
     with pytest.raises(ValueError, match="phi"):
         data.gumbel_instances(phi=2.0)
+
+
+def test_published_win_rate_is_helms_column_aligned_with_the_board():
+    import benchbench
+
+    raw = pd.read_csv(Path(benchbench.__file__).parent / "data" / "heim" / "nudity.tsv", sep="\t")
+    column = next(c for c in raw.columns if c.startswith("Mean win rate"))
+    expected = pd.Series(raw[column].to_numpy(dtype=float), index=raw.iloc[:, 0].astype(str).str.strip())
+    published = data.published_win_rate("HEIM-nudity")
+    assert list(published.index) == list(data.load("HEIM-nudity").scores.index)
+    assert published.to_dict() == expected.loc[published.index].to_dict()
+    with pytest.raises(KeyError, match="publishes no mean win rate"):
+        data.published_win_rate("GLUE")

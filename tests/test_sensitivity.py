@@ -666,7 +666,87 @@ def _two_task_oracle(s: np.ndarray, eps: float, tol: float) -> list[bool]:
     return out
 
 
+def _two_task_top_k_oracle(s: np.ndarray, eps: float, k: int, strict: bool = True) -> list[bool]:
+    """Exact top-k answer for two tasks and tol = 0: weights (1, rho); try every piece between crossings.
+
+    With ``strict=False`` a near tie (within 1e-9) counts as beating: the
+    models that reach the top k only in that weaker sense sit on the edge of
+    the box's reach, where a solver's tolerance cannot tell.
+    """
+    e = Fraction(eps)
+    lo, hi = e, 1 / e
+    rows = [(Fraction(a), Fraction(b)) for a, b in s]
+    cuts = {lo, hi}
+    for a0, a1 in rows:
+        for b0, b1 in rows:
+            if a1 != b1:
+                rho = -(a0 - b0) / (a1 - b1)
+                if lo < rho < hi:
+                    cuts.add(rho)
+    cuts_sorted = sorted(cuts)
+    probes = cuts_sorted + [(u + v) / 2 for u, v in zip(cuts_sorted, cuts_sorted[1:])]
+    m = len(rows)
+    out = [False] * m
+    for rho in probes:
+        means = [a0 + a1 * rho for a0, a1 in rows]
+        for i in range(m):
+            near = Fraction(1, 10**9)
+            beaten = sum(means[j] < means[i] if strict else (means[j] < means[i] + near and j != i) for j in range(m))
+            if beaten >= m - k:
+                out[i] = True
+    return out
+
+
 class TestPossibleWinners:
+    @settings(max_examples=150, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([0.05, 0.2, 0.5]), st.sampled_from([2, 3]))
+    def test_top_k_with_two_tasks_against_the_exact_pieces(self, seed, eps, k):
+        s = np.random.default_rng(seed).integers(0, 7, size=(6, 2)).astype(float)
+        if (s.max(axis=0) == s.min(axis=0)).any():
+            return
+        r = possible_winners(s, k=k, eps=eps, tol=0.0)
+        truth = np.array(_two_task_top_k_oracle(s, eps, k))
+        edge = np.array(_two_task_top_k_oracle(s, eps, k, strict=False)) & ~truth
+        decided = ~r.undecided
+        assert np.array_equal(r.possible[decided], truth[decided])
+        assert not (r.undecided & ~edge).any()  # only a model on the edge may stay undecided
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_top_k_dense_sampling_and_certificates(self, seed):
+        rng = np.random.default_rng(seed)
+        s = rng.integers(0, 5, size=(7, 3)).astype(float) + rng.random((7, 3)) * 0.1
+        eps, k = 0.1, 2
+        r = possible_winners(s, k=k, eps=eps)
+        corners = np.array(list(product([eps, 1.0], repeat=3)))
+        samples = np.vstack([corners, eps + (1 - eps) * rng.random((20_000, 3))])
+        means = samples @ s.T / samples.sum(axis=1, keepdims=True)
+        below = (means[:, :, None] - means[:, None, :] > 1e-9).sum(axis=2)  # models strictly below each
+        found = set(np.flatnonzero((below >= len(s) - k).any(axis=0)).tolist())
+        assert found <= set(np.flatnonzero(r.possible).tolist())
+        assert not r.undecided.any()
+        for i, w in r.weights.items():
+            mean = s @ w / w.sum()
+            assert (mean[i] - mean > 1e-9).sum() >= len(s) - k and w.min() >= eps * (1 - 1e-12)
+
+    def test_top_k_grows_with_k_and_k_one_is_the_winner_program(self):
+        s = pd.DataFrame(np.random.default_rng(8).normal(size=(9, 4)), index=[f"m{i}" for i in range(9)])
+        previous = possible_winners(s, eps=0.2)
+        assert not previous.undecided.any() and previous.k == 1
+        for k in range(2, 6):
+            now = possible_winners(s, k=k, eps=0.2)
+            assert (now.possible >= previous.possible).all()
+            previous = now
+
+    def test_a_time_limit_leaves_models_undecided_but_never_wrong(self):
+        s = np.random.default_rng(9).normal(size=(30, 6))
+        full = possible_winners(s, k=3, eps=0.05)
+        rushed = possible_winners(s, k=3, eps=0.05, time_limit=1e-6)
+        assert not full.undecided.any()
+        assert (rushed.possible <= full.possible).all()
+        ruled_out = ~rushed.possible & ~rushed.undecided
+        assert not (ruled_out & full.possible).any()
+        assert rushed.undecided.any()
+
     @settings(max_examples=200, deadline=None)
     @given(st.integers(0, 10**6), st.sampled_from([0.05, 0.2, 0.5]))
     def test_two_tasks_against_the_exact_interval(self, seed, eps):
@@ -674,6 +754,7 @@ class TestPossibleWinners:
         if (s.max(axis=0) == s.min(axis=0)).any():
             return
         r = possible_winners(s, eps=eps)
+        assert not r.undecided.any()
         assert r.possible.tolist() == _two_task_oracle(s, eps, 1e-9)
 
     @pytest.mark.parametrize("seed", range(6))
@@ -713,3 +794,9 @@ class TestPossibleWinners:
             possible_winners(np.array([[1.0, 2.0], [1.0, 3.0]]))
         with pytest.raises(ValueError, match="normalize"):
             possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), normalize="l1")
+        with pytest.raises(ValueError, match="k must be smaller than the number of models"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), k=2)
+        with pytest.raises(ValueError, match="k must be >= 1"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), k=0)
+        with pytest.raises(ValueError, match="time_limit must be > 0"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0], [0.0, 1.0]]), k=2, time_limit=-1)

@@ -17,7 +17,8 @@ Measures and rules:
 * :mod:`benchvote.axioms`: Pareto and exact independence-of-irrelevant-alternatives certificates;
 * :mod:`benchvote.arrow`: every ranking rule for three models and two voters, enumerated (Arrow's theorem);
 * :mod:`benchvote.sensitivity`: cardinal and ordinal sensitivity, exact or relaxed, with certificates; possible winners;
-* :mod:`benchvote.intervals`: bootstrap intervals of the ranks over the tasks, and the pairs they cannot separate;
+* :mod:`benchvote.intervals`: bootstrap intervals of the ranks over the tasks (or test instances), and the pairs they
+  cannot separate;
 * :mod:`benchvote.missing`: partial rankings, Borda with missing scores, pairwise confidence;
 * :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
 * :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
@@ -30,7 +31,9 @@ Data and presentation (never imported by the modules above):
 * :mod:`benchvote.plotting`: the book's figures (matplotlib);
 * :mod:`benchvote.explorables`: controls that compute in the page, without a kernel;
 * :mod:`benchvote.widgets`: ipywidgets controls for live Jupyter sessions;
-* :mod:`benchvote.cache`: a disk cache for long computations.
+* :mod:`benchvote.cache`: a disk cache for long computations;
+* :mod:`benchvote.audit`: every measure above on one leaderboard, as an HTML and a JSON report;
+* :mod:`benchvote.cli`: the command line ``benchvote audit SCORES`` (also ``python -m benchvote``).
 
 Every submodule is reachable as an attribute (``benchvote.voting.copeland``)
 and imported on first use; torch, scipy's solvers, matplotlib and ipywidgets
@@ -53,8 +56,10 @@ __version__ = "0.2.0"
 SUBMODULES = (
     "aggregation",
     "arrow",
+    "audit",
     "axioms",
     "cache",
+    "cli",
     "concordance",
     "data",
     "domains",

@@ -229,9 +229,10 @@ def mean_win_rate(
     higher_is_better: Any = True,
     *,
     convention: str = "strict",
+    aggregate: str = "mean",
     tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> np.ndarray | pd.Series:
-    r"""Mean win rate of each model (an ordinal rule), in one of two conventions.
+    r"""Mean win rate of each model (an ordinal rule), in one of three conventions.
 
     ``convention="strict"`` (Zhang & Hardt 2024, eq. 2): the chance that the
     model beats a random opponent on a random task,
@@ -245,10 +246,10 @@ def mean_win_rate(
     (:math:`w_{ii} = 0`), ties count as no win, and a pair is compared only on
     tasks where both have a score.
 
-    ``convention="quantile"`` (HELM's original definition as told in Hardt's
-    textbook chapter): on each task, the share of models with a lower *or equal*
-    score, the model itself included; then the mean over the tasks the model
-    has a score on,
+    ``convention="quantile"`` (HELM's rule as told in Hardt's textbook
+    chapter): on each task, the share of models with a lower *or equal* score,
+    the model itself included; then the mean over the tasks the model has a
+    score on,
 
     .. math::
 
@@ -258,14 +259,35 @@ def mean_win_rate(
     with :math:`M_k` the models scored on task :math:`k` and :math:`K_i` the
     tasks model :math:`i` is scored on.
 
-    On complete data without ties both are affine functions of the Borda
-    count: :math:`\bar w_i = B_i/(nm)` and :math:`\bar q_i = (B_i/n + 1)/m`.
+    ``convention="helm"`` (the rule HELM's code computes for its "Mean win
+    rate" column since it fixed its tie handling): on each task the share of
+    the *other* scored models that the model beats, a tie counting half; then
+    the mean (or, with ``aggregate="median"``, the median) over the tasks the
+    model has a score on,
+
+    .. math::
+
+        h_{ik} = \frac{\#\{j \in M_k : r_{jk} > r_{ik}\}
+                       + \tfrac12 \#\{j \in M_k \setminus \{i\} : r_{jk} = r_{ik}\}}{|M_k| - 1}
+               = \frac{|M_k| - r^{(k)}_{i}}{|M_k| - 1},
+        \qquad \bar h_i = \operatorname{mean}_{k \in K_i} h_{ik},
+
+    where :math:`r^{(k)}_i` is the model's midrank among :math:`M_k` and
+    tasks with fewer than two scored models are left out (as HELM does).
+
+    On complete data without ties all three are affine functions of the Borda
+    count: :math:`\bar w_i = B_i/(nm)`, :math:`\bar q_i = (B_i/n + 1)/m` and
+    :math:`\bar h_i = B_i/(n(m-1))`.
 
     Parameters
     ----------
     scores : array_like or DataFrame, shape (m, n)
     higher_is_better : bool or sequence of bool
-    convention : {"strict", "quantile"}
+    convention : {"strict", "quantile", "helm"}
+    aggregate : {"mean", "median"}
+        How the per-task win rates of ``"helm"`` are combined (HELM offers
+        both). The other conventions are means by definition and accept only
+        ``"mean"``.
     tol : float
         Tie tolerance of :func:`benchvote.rank`.
 
@@ -301,10 +323,22 @@ def mean_win_rate(
     >>> abc = np.array([[2, 2, 3], [3, 3, 1], [1, 1, 2]])  # task scores
     >>> mean_win_rate(abc, convention="quantile") * 9
     array([7., 7., 4.])
+
+    HELM's rule on a table with a tie and a missing score: on task 1 the first
+    two models tie (each beats the third and half-beats the other: 3/4), and
+    task 2 has two scores, so the second model's rate rests on task 1 alone:
+
+    >>> t = np.array([[3.0, 1.0], [3.0, np.nan], [1.0, 2.0]])
+    >>> mean_win_rate(t, convention="helm")
+    array([0.375, 0.75 , 0.5  ])
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
-    if convention not in ("strict", "quantile"):
-        raise ValueError(f"convention must be 'strict' or 'quantile', got {convention!r}")
+    if convention not in ("strict", "quantile", "helm"):
+        raise ValueError(f"convention must be 'strict', 'quantile' or 'helm', got {convention!r}")
+    if aggregate not in ("mean", "median"):
+        raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}")
+    if aggregate != "mean" and convention != "helm":
+        raise ValueError(f"aggregate={aggregate!r} is defined only for convention='helm'")
     mat = as_score_matrix(scores, allow_nan=True)
     direction = direction_of(mat, higher_is_better)
     m = mat.shape[0]
@@ -321,7 +355,7 @@ def mean_win_rate(
                 "Drop one model of each such pair or use convention='quantile'"
             )
         values = counts.win_fraction().sum(axis=1) / m
-    else:
+    elif convention == "quantile":
         r = rank(mat.values, direction, tol=tol, nan_policy="omit")
         seen = ~np.isnan(r)
         per_task = np.full(r.shape, np.nan)
@@ -332,6 +366,21 @@ def mean_win_rate(
             c = r[idx, k]
             per_task[idx, k] = (c[None, :] >= c[:, None]).sum(axis=1) / len(idx)
         values = np.nanmean(per_task, axis=1)
+    else:  # helm
+        r = _rank(mat.values, direction, tol)
+        seen = ~np.isnan(r)
+        n_k = seen.sum(axis=0).astype(float)
+        usable = n_k >= 2
+        per_task = np.where(seen & usable, (n_k - r) / np.maximum(n_k - 1, 1), np.nan)
+        has = (~np.isnan(per_task)).any(axis=1)
+        if not has.all():
+            lonely = [str(x) for x in np.asarray(mat.models)[~has][:3]]
+            raise ValueError(
+                f"{int((~has).sum())} model(s) have no task with a second scored model, e.g. "
+                f"{', '.join(lonely)}; HELM's win rate is undefined for them"
+            )
+        with np.errstate(all="ignore"):
+            values = np.nanmean(per_task, axis=1) if aggregate == "mean" else np.nanmedian(per_task, axis=1)
     return wrap_models(values, mat, f"mean_win_rate_{convention}")
 
 

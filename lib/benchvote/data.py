@@ -39,6 +39,7 @@ __all__ = [
     "helm_scenarios",
     "list_tables",
     "load_table",
+    "published_win_rate",
     "BENCHBENCH_VERSION",
 ]
 
@@ -697,6 +698,50 @@ def helm_scenarios(
 
 
 # --------------------------------------------------------------------------- source tables
+
+
+def published_win_rate(name: str) -> pd.Series:
+    """The "Mean win rate" column that HELM published beside a HELM or HEIM leaderboard.
+
+    The column is not a task (:func:`load` leaves it out); it is HELM's own
+    aggregate, which :func:`benchvote.mean_win_rate` with ``convention="helm"``
+    recomputes.  Values are as published (three decimals), aligned with the
+    models of ``load(name).scores``.
+
+    Parameters
+    ----------
+    name : str
+        ``"HELM-lite"``, ``"HELM-<group>"`` or ``"HEIM-<group>"``.
+
+    Returns
+    -------
+    Series
+        One value per model, indexed like ``load(name).scores``.
+
+    Raises
+    ------
+    KeyError
+        For a leaderboard that publishes no such column.
+
+    Examples
+    --------
+    >>> published_win_rate("HELM-lite").max() <= 1.0
+    True
+    """
+    if name == "HELM-lite":
+        parts = ("helm_lite", "leaderboard.tsv")
+    elif name.startswith("HELM-") and name[5:] in _HELM_GROUPS:
+        parts = ("helm", f"{name[5:]}.tsv")
+    elif name.startswith("HEIM-") and name[5:] in _HEIM_GROUPS:
+        parts = ("heim", f"{name[5:]}.tsv")
+    else:
+        helm = ["HELM-lite"] + [f"HELM-{g}" for g in _HELM_GROUPS] + [f"HEIM-{g}" for g in _HEIM_GROUPS]
+        raise KeyError(f"{name!r} publishes no mean win rate; these do: {', '.join(helm)}")
+    raw = _read_tsv(*parts)
+    column = next(c for c in raw.columns if str(c).startswith("Mean win rate"))
+    labels = _unique_labels([str(x) for x in raw.iloc[:, 0]], [])
+    values = pd.Series(_to_float(raw[column], column), index=pd.Index(labels, name="model"), name="published")
+    return values.reindex(load(name).scores.index)
 
 
 def _tables_dir() -> Any:

@@ -22,9 +22,9 @@ import pandas as pd
 
 from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, split_table
 from .aggregation import mean_win_rate
-from .ranking import DEFAULT_TIE_TOLERANCE, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank, rank
 
-__all__ = ["RankIntervals", "rank_intervals"]
+__all__ = ["RankIntervals", "rank_intervals", "instance_rank_intervals", "instance_table"]
 
 
 @dataclass(frozen=True)
@@ -153,13 +153,16 @@ def rank_intervals(
         return rank(values, tol=tol)
 
     full = ranks_of(np.arange(n))
+    redraw_ranks: Callable[[np.ndarray], np.ndarray] = ranks_of
+    if rule is mean_win_rate and m * m * n <= _KERNEL_CELLS:
+        redraw_ranks = _strict_win_rate_ranks(mat.values, direction, tol, ranks_of)
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, m))
     done = redrawn = 0
     while done < n_boot:
         columns = rng.integers(0, n, size=n)
         try:
-            boot[done] = ranks_of(columns)
+            boot[done] = redraw_ranks(columns)
         except ValueError:
             if nan_policy == "raise":
                 raise
@@ -171,19 +174,68 @@ def rank_intervals(
                 ) from None
             continue
         done += 1
+    return _summarise(full, boot, mat.models, mat.labelled, level, redrawn)
+
+
+#: Largest models x models x tasks array the bootstrap kernel of the strict mean win rate precomputes.
+_KERNEL_CELLS = 20_000_000
+
+
+def _strict_win_rate_ranks(
+    values: np.ndarray, direction: np.ndarray, tol: float, fallback: Callable[[np.ndarray], np.ndarray]
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The ranks of :func:`benchvote.mean_win_rate` on redrawn columns, from per-task win counts.
+
+    A task's ranks do not depend on the other tasks, so the win and
+    comparison counts of a redrawn table are the per-task counts weighted by
+    how often each task was drawn.  The arithmetic after the counts is the
+    rule's own (``wins / compared`` summed over opponents, divided by m), so
+    the ranks are the same numbers.  A redraw where some pair shares no
+    task goes to the rule itself, which refuses it with its own message.
+    """
+    r = _rank(values, direction, tol)
+    m, n = r.shape
+    seen = ~np.isnan(r)
+    beats = np.zeros((n, m * m))
+    shared = np.zeros((n, m * m))
+    for k in range(n):
+        col = np.where(seen[:, k], r[:, k], np.inf)
+        both = seen[:, k][:, None] & seen[:, k][None, :]
+        beats[k] = ((col[:, None] < col[None, :]) & both).ravel()
+        shared[k] = both.ravel()
+    off = ~np.eye(m, dtype=bool)
+
+    def ranks_of(columns: np.ndarray) -> np.ndarray:
+        counts = np.bincount(columns, minlength=n).astype(float)
+        compared = (counts @ shared).reshape(m, m)
+        if (compared[off] == 0).any():
+            return fallback(columns)
+        wins = (counts @ beats).reshape(m, m)
+        fraction = wins / np.maximum(compared, 1)
+        np.fill_diagonal(fraction, 0.0)
+        return rank(fraction.sum(axis=1) / m, tol=tol)
+
+    return ranks_of
+
+
+def _summarise(
+    full: np.ndarray, boot: np.ndarray, models: Any, labelled: bool, level: float, redrawn: int
+) -> RankIntervals:
+    """Intervals, pair shares and inseparable pairs from the full ranking and the bootstrap ranks."""
+    n_boot = boot.shape[0]
     lower = np.quantile(boot, (1 - level) / 2, axis=0, method="inverted_cdf")
     upper = np.quantile(boot, (1 + level) / 2, axis=0, method="inverted_cdf")
     above = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
     order = np.argsort(full, kind="stable")
     inseparable = [
-        (mat.models[i], mat.models[j])
+        (models[i], models[j])
         for a, i in enumerate(order)
         for j in order[a + 1 :]
         if above[i, j] < level and above[j, i] < level
     ]
 
     def wrap(values: np.ndarray) -> Any:
-        return pd.Series(values, index=pd.Index(mat.models), name="rank") if mat.labelled else values
+        return pd.Series(values, index=pd.Index(models), name="rank") if labelled else values
 
     return RankIntervals(
         ranks=wrap(full),
@@ -195,3 +247,201 @@ def rank_intervals(
         n_boot=n_boot,
         redrawn=redrawn,
     )
+
+
+_INSTANCE_COLUMNS = ("model", "task", "instance", "score")
+
+
+def instance_table(scores: Any) -> tuple[pd.DataFrame, dict]:
+    """Check a long table of instance scores and split it by task.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Columns ``model``, ``task``, ``instance``, ``score``: one row per model,
+        task and test instance (an item of the task's test set).
+
+    Returns
+    -------
+    table : DataFrame
+        Models x tasks, each cell the model's mean over the task's instances
+        (missing where the model has no instance of the task).
+    blocks : dict
+        Task -> models x instances array (rows in ``table``'s model order,
+        ``nan`` for a model without the task).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, a score is not a finite number, a (model,
+        task, instance) triple repeats, or a model scored on a task lacks
+        some of the task's instances (nothing is imputed).
+
+    Examples
+    --------
+    >>> long = pd.DataFrame({"model": ["a", "a", "b", "b"], "task": ["t"] * 4,
+    ...                      "instance": [1, 2, 1, 2], "score": [1.0, 0.0, 1.0, 1.0]})
+    >>> table, blocks = instance_table(long)
+    >>> table["t"].tolist(), blocks["t"].tolist()
+    ([0.5, 1.0], [[1.0, 0.0], [1.0, 1.0]])
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(f"instance scores must be a DataFrame with columns {', '.join(_INSTANCE_COLUMNS)}")
+    absent = [c for c in _INSTANCE_COLUMNS if c not in scores.columns]
+    if absent:
+        raise ValueError(f"instance scores lack the column(s) {', '.join(absent)}")
+    values = pd.to_numeric(scores["score"], errors="coerce")
+    bad = ~np.isfinite(values.to_numpy(dtype=float))
+    if bad.any():
+        row = scores.loc[bad].iloc[0]
+        raise ValueError(
+            f"{int(bad.sum())} instance score(s) are missing or not finite numbers, e.g. model "
+            f"{row['model']!s}, task {row['task']!s}, instance {row['instance']!s}: {row['score']!r}"
+        )
+    keys = scores[["model", "task", "instance"]]
+    repeated = keys.duplicated()
+    if repeated.any():
+        row = keys.loc[repeated].iloc[0]
+        raise ValueError(
+            f"model {row['model']!s}, task {row['task']!s}, instance {row['instance']!s} has more than one score"
+        )
+    models = pd.Index(pd.unique(scores["model"]), name="model")
+    tasks = pd.Index(pd.unique(scores["task"]), name="task")
+    long = scores.assign(score=values.astype(float))
+    blocks = {}
+    for task in tasks:
+        part = long[long["task"] == task].pivot(index="model", columns="instance", values="score")
+        holes = part.isna().to_numpy()
+        if holes.any():
+            r, c = np.argwhere(holes)[0]
+            raise ValueError(
+                f"model {part.index[r]!s} has no score on instance {part.columns[c]!s} of task {task!s}, "
+                "which other models have; instance bootstraps need every scored model on every instance"
+            )
+        blocks[task] = part.reindex(models).to_numpy(dtype=float)
+    table = pd.DataFrame({t: _row_means(b) for t, b in blocks.items()}, index=models)
+    table.columns.name = "task"
+    return table, blocks
+
+
+def _row_means(block: np.ndarray) -> np.ndarray:
+    out = np.full(block.shape[0], np.nan)
+    seen = ~np.isnan(block).all(axis=1)
+    out[seen] = block[seen].mean(axis=1)
+    return out
+
+
+def instance_rank_intervals(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    rule: Callable[..., Any] = mean_win_rate,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    resample_tasks: bool = False,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    nan_policy: str = "raise",
+    seed: int = 0,
+) -> RankIntervals:
+    r"""Bootstrap intervals of every model's rank, resampling each task's test instances.
+
+    A task's score is a mean over a finite test set.  Each redraw picks, in
+    every task, as many instances as it has, uniformly with replacement and the
+    same for every model (the instances are paired), recomputes the task means
+    and ranks the models with ``rule``.  With ``resample_tasks=True`` the task
+    columns are redrawn as in :func:`rank_intervals` too, so both sources of
+    doubt enter at once.  Intervals, pair shares and inseparable pairs are read
+    off the redraws exactly as in :func:`rank_intervals`.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Long instance scores, columns ``model``, ``task``, ``instance``,
+        ``score`` (see :func:`instance_table`).
+    higher_is_better : bool or mapping task -> bool
+        Direction of every task.
+    rule : callable
+        ``rule(scores, higher_is_better)`` -> one number per model, higher =
+        better (default :func:`benchvote.mean_win_rate`).
+    n_boot : int
+        Number of redraws :math:`B`.
+    level : float in (0, 1)
+        Coverage of each interval, and the share of redraws that separates a pair.
+    resample_tasks : bool
+        Also redraw the tasks.
+    tol : float
+        Tie tolerance of the rankings.
+    nan_policy : {"raise", "omit"}
+        ``"omit"`` lets models lack whole tasks (passed on to ``rule`` as
+        missing cells); refused redraws are drawn again and counted.
+    seed : int
+        Seed of the redraws.
+
+    Returns
+    -------
+    RankIntervals
+
+    See Also
+    --------
+    rank_intervals
+
+    Examples
+    --------
+    Two models that differ on one instance in a hundred are not separable:
+
+    >>> rows = [("a", "t", i, float(i % 2)) for i in range(100)]
+    >>> rows += [("b", "t", i, float(i % 2 or i == 0)) for i in range(100)]
+    >>> long = pd.DataFrame(rows, columns=["model", "task", "instance", "score"])
+    >>> instance_rank_intervals(long, n_boot=200).inseparable
+    [('b', 'a')]
+    """
+    if not callable(rule):
+        raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
+    nan_policy = check_nan_policy(nan_policy)
+    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
+    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    tol = check_tol(tol)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    if not isinstance(resample_tasks, (bool, np.bool_)):
+        raise TypeError(f"resample_tasks must be True or False, got {resample_tasks!r}")
+    table, blocks = instance_table(scores)
+    if isinstance(higher_is_better, dict):
+        unknown = sorted(set(map(str, higher_is_better)) - set(map(str, table.columns)))
+        if unknown:
+            raise ValueError(f"higher_is_better names unknown task(s): {', '.join(unknown)}")
+        higher_is_better = pd.Series([higher_is_better.get(t, True) for t in table.columns], index=table.columns)
+    mat = as_score_matrix(table, allow_nan=nan_policy == "omit")
+    direction = direction_of(mat, higher_is_better)
+    m, n = mat.shape
+
+    def ranks_of(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        out = np.asarray(rule(values[:, columns], direction[columns]), dtype=float)
+        if out.shape != (m,):
+            raise ValueError(f"rule must return one number per model ({m}), got shape {out.shape}")
+        return rank(out, tol=tol)
+
+    full = ranks_of(mat.values, np.arange(n))
+    rng = np.random.default_rng(seed)
+    ordered = [blocks[t] for t in table.columns]
+    boot = np.empty((n_boot, m))
+    done = redrawn = 0
+    while done < n_boot:
+        redraw = np.empty((m, n))
+        for k, block in enumerate(ordered):
+            size = block.shape[1]
+            counts = np.bincount(rng.integers(0, size, size=size), minlength=size)
+            redraw[:, k] = block @ counts / size
+        columns = rng.integers(0, n, size=n) if resample_tasks else np.arange(n)
+        try:
+            boot[done] = ranks_of(redraw, columns)
+        except ValueError:
+            if nan_policy == "raise":
+                raise
+            redrawn += 1
+            if redrawn > n_boot:
+                raise ValueError(
+                    f"the rule refused more than n_boot = {n_boot} redrawn tables; too many missing scores"
+                ) from None
+            continue
+        done += 1
+    return _summarise(full, boot, mat.models, mat.labelled, level, redrawn)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .ranking import changed_pairs
 
-__all__ = ["bump_chart", "majority_graph"]
+__all__ = ["bump_chart", "majority_graph", "rank_interval_chart"]
 
 _FLIP = "#c0392b"
 _STAY = "#7f8c8d"
@@ -222,4 +222,54 @@ def majority_graph(
     ax.set_ylabel("majority relation")
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
+    return ax
+
+
+def rank_interval_chart(
+    intervals: Any,
+    *,
+    ax: Any = None,
+    top: int | None = None,
+    highlight: Sequence = (),
+    max_label: int = 30,
+) -> Any:
+    """Bootstrap rank intervals, one row per model, best first.
+
+    A bar runs from the lower to the upper end of each model's interval and
+    a dot marks its rank on the full table (:func:`benchvote.intervals.rank_intervals`).
+
+    Parameters
+    ----------
+    intervals : RankIntervals
+        From :func:`benchvote.intervals.rank_intervals` or
+        :func:`benchvote.intervals.instance_rank_intervals`.
+    ax : matplotlib Axes, optional
+    top : int, optional
+        Show only the best ``top`` models (by the full table's rank).
+    highlight : sequence
+        Models drawn in red (for instance those the text discusses).
+    max_label : int
+        Longer names are shortened with an ellipsis.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    frame = intervals.frame()
+    if top is not None:
+        frame = frame.iloc[:top]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 0.22 * len(frame) + 1.2))
+    y = np.arange(len(frame))
+    marked = {str(h) for h in highlight}
+    colours = [_FLIP if str(name) in marked else "#2b6cb0" for name in frame.index]
+    ax.hlines(y, frame["lower"], frame["upper"], colors=colours, linewidth=3)
+    ax.plot(frame["rank"], y, "o", color="#1d2330", markersize=3.5)
+    ax.set_yticks(y, [textwrap.shorten(str(n), max_label, placeholder="...") for n in frame.index], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"rank (1 = best); bar: {round(intervals.level * 100)}% bootstrap interval, dot: full table")
+    ax.set_ylabel("model")
+    ax.grid(axis="x", color="#e3e7ee")
     return ax

@@ -1,0 +1,679 @@
+r"""Audit one leaderboard: every measure of the book on a table you bring.
+
+:func:`audit` runs the book's measures on one models x tasks table and
+returns an :class:`Audit`, whose sections hold plain numbers (ready for
+JSON) and say in two sentences what they mean.  :meth:`Audit.to_json` and
+:meth:`Audit.to_html` write the report; the command line ``benchvote audit``
+(:mod:`benchvote.cli`) reads a CSV or TSV and calls these.
+
+**Which table each section sees.**  Most measures need every cell.  When
+scores are missing, the ``missing`` section works on the whole table and
+every other section on its largest complete part: the models scored on every
+task, after leaving out the tasks with the most missing cells when that keeps
+more cells (the report lists the models and tasks left out; nothing is
+imputed).  A task on which every model has
+the same score cannot order anyone; it is reported and left out of the
+measures, which would refuse it.
+
+**Time.**  Exact parts (the box search of the cardinal sensitivity, the
+ordinal sensitivity's program, the top-k programs of the possible winners)
+each get ``time_limit`` seconds; when one stops early the report shows the
+certified bound next to the value found.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_score_matrix, check_number, direction_of, split_table
+from .aggregation import borda, mean_score, mean_win_rate
+from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
+
+__all__ = ["Audit", "audit", "AUDIT_RULES", "SECTIONS"]
+
+#: Where the book explains each section (chapter pages of the repository).
+BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
+
+#: Section name -> (title, chapter page, two sentences on what it means).
+SECTIONS: dict[str, tuple[str, str, str]] = {
+    "table": (
+        "The table",
+        "elections",
+        "What was read: models, tasks, their directions, missing cells, and tasks or models that repeat another. "
+        "A task on which every model scores the same cannot order anyone and is left out of the measures.",
+    ),
+    "rankings": (
+        "Rankings under several rules",
+        "elections",
+        "The same scores ranked by a cardinal rule (mean score), by win rates, by positional and by majority "
+        "rules. Where they disagree, the ranking is a choice of rule rather than a fact about the models.",
+    ),
+    "diversity": (
+        "Diversity of the tasks",
+        "tradeoff",
+        "Kendall's W measures how much the tasks agree on the order of the models (1 = all the same); "
+        "diversity is 1 - W. A diverse benchmark tests more, and its ranking is more fragile.",
+    ),
+    "intervals": (
+        "Rank intervals (bootstrap over tasks)",
+        "missing",
+        "The tasks are redrawn with replacement many times and the models ranked each time; an interval holds "
+        "the middle share of a model's ranks. Two models are inseparable when neither ranks above the other in "
+        "that share of the redraws.",
+    ),
+    "instance_intervals": (
+        "Rank intervals (bootstrap over test instances)",
+        "missing",
+        "Each task's test instances are redrawn, paired across models, and the task scores recomputed. "
+        "This measures the doubt that finite test sets leave, as the task bootstrap does for the choice of tasks.",
+    ),
+    "possible_winners": (
+        "Possible winners",
+        "tradeoff",
+        "Label noise that keeps between eps and all of each task's labels reweights the tasks; a model is a "
+        "possible winner when some such weighting puts it first (decided by a linear program). "
+        "The same question for the top k needs a mixed-integer program.",
+    ),
+    "cardinal_sensitivity": (
+        "Cardinal sensitivity",
+        "tradeoff",
+        "The largest share of model pairs that such a reweighting can reverse in the mean-score ranking. "
+        "A proven maximum carries a certificate; otherwise the value found and a certified upper bound are shown.",
+    ),
+    "ordinal_sensitivity": (
+        "Ordinal sensitivity and IIA",
+        "arrow",
+        "How far adding weaker models can reorder the top models under the mean win rate, a failure of the "
+        "independence of irrelevant alternatives. For each pair of top models: whether some set of added models "
+        "reverses it, with a smallest such set.",
+    ),
+    "missing": (
+        "Missing scores",
+        "missing",
+        "With cells missing, averages compare models on different tasks. Partial Borda ranks from each task's "
+        "partial ranking, and the pairwise confidences say which pairs the observed tasks decide.",
+    ),
+    "domains": (
+        "Restricted domains among the top models",
+        "domains",
+        "Majority rule gives a transitive ranking when the tasks' rankings are single-peaked, group-separable or "
+        "close to one another. Among the top models: which of these hold, and the majority cycles if any.",
+    ),
+    "spectrum": (
+        "Spectrum of the table",
+        "tradeoff",
+        "Principal components of the centred table: a first component that explains most of the variance means "
+        "the tasks mostly measure one thing. A flat spectrum means several directions of ability.",
+    ),
+}
+
+
+def _bradley_terry_rule(scores: Any, higher_is_better: Any = True) -> Any:
+    from .ratings import bradley_terry, comparison_matrix
+
+    return bradley_terry(comparison_matrix(scores, higher_is_better)).ratings
+
+
+def _helm_rule(scores: Any, higher_is_better: Any = True) -> Any:
+    return mean_win_rate(scores, higher_is_better, convention="helm")
+
+
+def _voting(name: str) -> Callable[..., Any]:
+    def rule(scores: Any, higher_is_better: Any = True) -> Any:
+        from . import voting
+
+        return getattr(voting, name)(scores, higher_is_better)
+
+    return rule
+
+
+#: Rules the audit ranks by, name -> (label, rule).  ``kemeny`` is added when in reach.
+AUDIT_RULES: dict[str, tuple[str, Callable[..., Any]]] = {
+    "mean_score": ("Mean score", mean_score),
+    "mean_win_rate": ("Mean win rate (strict)", mean_win_rate),
+    "helm_win_rate": ("Mean win rate (HELM)", _helm_rule),
+    "borda": ("Borda", _voting("borda")),
+    "copeland": ("Copeland", _voting("copeland")),
+    "ranked_pairs": ("Ranked Pairs", _voting("ranked_pairs")),
+    "bradley_terry": ("Bradley-Terry", _bradley_terry_rule),
+}
+KEMENY_MAX_MODELS = 8
+
+
+@dataclass
+class Audit:
+    """The report of :func:`audit`.
+
+    Attributes
+    ----------
+    sections : dict
+        Section name -> dict of plain numbers, strings and lists (see
+        :data:`SECTIONS`); every section has ``title``, ``about``, ``chapter``
+        and ``seconds``.
+    settings : dict
+        The options the audit ran with (and ``seconds`` per section).
+    results : dict
+        The library objects behind the sections, for further work:
+        ``"scores"`` and ``"higher_is_better"`` (the measured table: complete
+        models, no constant task), ``"order"`` (its models, best first under
+        the primary rule), ``"intervals"`` (:class:`benchvote.intervals.RankIntervals`),
+        ``"possible_winners"`` and ``"cardinal"`` (the sensitivity result), when computed.
+    """
+
+    sections: dict
+    settings: dict
+    results: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        """Everything as JSON-ready builtins (``nan`` becomes ``None``)."""
+        from . import __version__
+
+        return _plain({"benchvote": __version__, "settings": self.settings, "sections": self.sections})
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_html(self, title: str = "Leaderboard audit") -> str:
+        """The report as one self-contained HTML page (figures inline, explorables included, no network)."""
+        from ._report import render_html
+
+        return render_html(self, title)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, pd.Series):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return None if not math.isfinite(float(x)) else float(x)
+    if x is None or isinstance(x, str):
+        return x
+    return str(x)
+
+
+def _series(values: Any, models: pd.Index) -> dict:
+    return {str(m): v for m, v in zip(models, np.asarray(values, dtype=float).tolist())}
+
+
+def audit(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    instances: pd.DataFrame | None = None,
+    primary: str = "mean_win_rate",
+    n_boot: int = 1000,
+    level: float = 0.95,
+    eps: float | None = None,
+    top_k: int = 3,
+    top_models: int = 6,
+    time_limit: float = 10.0,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Audit:
+    r"""Run every measure of the book on one leaderboard.
+
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard, shape (m, n)
+        Models x tasks, labelled; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    instances : DataFrame, optional
+        Long instance scores (columns ``model``, ``task``, ``instance``,
+        ``score``) behind ``scores``; adds the instance bootstrap.
+    primary : str
+        The rule that leads the report and ranks the bootstrap redraws, one of
+        :data:`AUDIT_RULES` (default ``"mean_win_rate"``, the strict mean win rate).
+    n_boot : int
+        Bootstrap redraws.
+    level : float in (0, 1)
+        Coverage of the rank intervals.
+    eps : float in (0, 1), optional
+        Smallest share of intact labels in the label-noise box (default
+        :func:`benchvote.sensitivity.default_eps`).
+    top_k : int
+        The k of "can it reach the top k?" (at least 2; capped below the number of models).
+    top_models : int
+        How many of the primary ranking's top models the IIA certificates
+        and the domain tests look at.
+    time_limit : float
+        Seconds for each exact part.
+    tol : float
+        Tie tolerance of the rankings.
+    seed : int
+        Seed of the bootstrap and of the searches.
+    progress : callable, optional
+        Called with the name of each section before it runs.
+
+    Returns
+    -------
+    Audit
+
+    Raises
+    ------
+    ValueError
+        When the table has fewer than two models or tasks, an unknown
+        ``primary``, or no complete part of two models and two tasks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 3.0, 1.0]},
+    ...                  index=["A", "B", "C"])
+    >>> a = audit(s, n_boot=50, time_limit=2)
+    >>> a.sections["rankings"]["ranking"]
+    ['B', 'A', 'C']
+    >>> a.sections["possible_winners"]["possible"]
+    ['A', 'B']
+    """
+    from .intervals import instance_rank_intervals, rank_intervals
+
+    if primary not in AUDIT_RULES:
+        raise ValueError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
+    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
+    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    top_k = check_number(top_k, "top_k", low=2, integer=True)
+    top_models = check_number(top_models, "top_models", low=2, integer=True)
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    seed = check_number(seed, "seed", low=0, integer=True)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError("audit needs a labelled table: a DataFrame (models x tasks) or a Leaderboard")
+    mat = as_score_matrix(scores, allow_nan=True)
+    direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
+    table = scores.astype(float)
+    settings = dict(
+        primary=primary,
+        n_boot=n_boot,
+        level=level,
+        eps=eps,
+        top_k=top_k,
+        top_models=top_models,
+        time_limit=time_limit,
+        tol=tol,
+        seed=seed,
+    )
+    sections: dict = {}
+    clock: dict = {}
+
+    def run(name: str, fn: Callable[[], dict | None]) -> None:
+        if progress is not None:
+            progress(name)
+        start = time.perf_counter()
+        if name in ("table", "rankings"):
+            out = fn()
+        else:
+            try:
+                out = fn()
+            except ValueError as err:  # a measure undefined on this table: say so in its section
+                out = {"undefined": str(err)}
+        if out is None:
+            return
+        title, chapter, about = SECTIONS[name]
+        sections[name] = {"title": title, "about": about, "chapter": f"{BOOK}/{chapter}.md", **out}
+        sections[name]["seconds"] = round(time.perf_counter() - start, 3)
+        clock[name] = sections[name]["seconds"]
+
+    # ---------------------------------------------------------------- the table and the part every measure sees
+    observed = table.notna()
+    constant = [t for t in table.columns if table[t].notna().sum() >= 1 and (table[t].max() - table[t].min()) <= tol]
+    usable = [t for t in table.columns if t not in constant]
+    if not usable:
+        raise ValueError("every task is constant: no task orders the models")
+    work = _measured_part(table[usable])
+    hib = direction[work.columns]
+
+    def table_section() -> dict:
+        dup_tasks = _duplicates(table.T)
+        dup_models = _duplicates(table)
+        return {
+            "n_models": table.shape[0],
+            "n_tasks": table.shape[1],
+            "models": [str(m) for m in table.index],
+            "tasks": [str(t) for t in table.columns],
+            "higher_is_better": {str(t): bool(v) for t, v in direction.items()},
+            "missing_cells": int((~observed).sum().sum()),
+            "missing_by_task": {str(t): int(v) for t, v in (~observed).sum().items() if v},
+            "missing_by_model": {str(m): int(v) for m, v in (~observed).sum(axis=1).items() if v},
+            "constant_tasks": [str(t) for t in constant],
+            "duplicated_tasks": dup_tasks,
+            "duplicated_models": dup_models,
+            "measured_models": [str(m) for m in work.index],
+            "left_out_models": [str(m) for m in table.index.difference(work.index, sort=False)],
+            "measured_tasks": [str(t) for t in work.columns],
+            "left_out_tasks": [str(t) for t in usable if t not in work.columns],
+        }
+
+    run("table", table_section)
+    frames: dict = {"scores": work, "higher_is_better": hib}
+
+    # ---------------------------------------------------------------- rankings
+    def rankings_section() -> dict:
+        from . import voting
+
+        rules: dict[str, dict[str, Any]] = {}
+        ranks: dict[str, np.ndarray] = {}
+        for name, (label, rule) in AUDIT_RULES.items():
+            try:
+                values = pd.Series(np.asarray(rule(work, hib), dtype=float), index=work.index)
+            except ValueError as err:  # a rule undefined on this table (e.g. Bradley-Terry when a model never loses)
+                if name == primary:
+                    raise ValueError(f"the primary rule {name} is undefined on this table: {err}") from None
+                rules[name] = {"label": label, "undefined": str(err)}
+                continue
+            ranks[name] = rank(values.to_numpy(), tol=tol)
+            rules[name] = {
+                "label": label,
+                "scores": _series(values, work.index),
+                "ranks": _series(ranks[name], work.index),
+            }
+        kemeny_note = None
+        if work.shape[0] <= KEMENY_MAX_MODELS:
+            k = voting.kemeny(work, hib, tol=tol, max_models=KEMENY_MAX_MODELS)
+            ranks["kemeny"] = np.asarray(k.ranks, dtype=float)
+            rules["kemeny"] = {
+                "label": "Kemeny",
+                "scores": _series(-ranks["kemeny"], work.index),
+                "ranks": _series(ranks["kemeny"], work.index),
+                "n_optimal": int(k.n_optimal),
+                "disagreements": float(k.disagreements),
+            }
+        else:
+            kemeny_note = (
+                f"Kemeny is NP-hard and left out above {KEMENY_MAX_MODELS} models "
+                f"({work.shape[0]} here); the domains section runs it among the top models"
+            )
+        names = list(ranks)
+        distance = {a: {b: kendall_tau_distance(ranks[a], ranks[b]) for b in names} for a in names}
+        winner = voting.condorcet_winner(work, hib, tol=tol)
+        cycles = voting.condorcet_cycles(work, hib, tol=tol)
+        order = list(work.index[np.argsort(ranks[primary], kind="stable")])
+        frames["order"] = order
+        return {
+            "primary": primary,
+            "ranking": [str(m) for m in order],
+            "rules": rules,
+            "kendall_distance": distance,
+            "kemeny_note": kemeny_note,
+            "condorcet_winner": None if winner is None else str(winner),
+            "n_cycles": len(cycles),
+            "cycles": [[str(m) for m in c.models] for c in cycles[:20]],
+        }
+
+    run("rankings", rankings_section)
+    order = frames["order"]
+    primary_rule = AUDIT_RULES[primary][1]
+
+    def diversity_section() -> dict:
+        from .concordance import diversity
+
+        d = diversity(work, hib, tol=tol)
+        return {"kendall_w": d.w, "diversity": d.diversity, "mean_pairwise_mrc": d.mean_pairwise_mrc}
+
+    run("diversity", diversity_section)
+
+    def interval_dict(r: Any) -> dict:
+        return {
+            "rule": primary,
+            "level": r.level,
+            "n_boot": r.n_boot,
+            "redrawn": r.redrawn,
+            "ranks": _series(r.ranks, work.index),
+            "lower": _series(r.lower, work.index),
+            "upper": _series(r.upper, work.index),
+            "inseparable": [[str(a), str(b)] for a, b in r.inseparable],
+            "n_pairs": len(work) * (len(work) - 1) // 2,
+            "adjacent_inseparable": _adjacent(order, r.inseparable),
+        }
+
+    def intervals_section() -> dict:
+        r = rank_intervals(work, hib, rule=primary_rule, n_boot=n_boot, level=level, tol=tol, seed=seed)
+        frames["intervals"] = r
+        return interval_dict(r)
+
+    run("intervals", intervals_section)
+    if instances is not None:
+
+        def instance_section() -> dict:
+            keep = instances[instances["model"].isin(work.index) & instances["task"].isin(work.columns)]
+            r = instance_rank_intervals(
+                keep,
+                {str(t): bool(v) for t, v in hib.items()},
+                rule=primary_rule,
+                n_boot=n_boot,
+                level=level,
+                tol=tol,
+                seed=seed,
+            )
+            out = interval_dict(r)
+            out["tasks"] = sorted(map(str, pd.unique(keep["task"])))
+            return out
+
+        run("instance_intervals", instance_section)
+
+    # ---------------------------------------------------------------- the label-noise box
+    def winners_section() -> dict:
+        from .sensitivity import possible_winners
+
+        one = possible_winners(work, hib, eps=eps, tol=tol)
+        frames["possible_winners"] = one
+        k = min(top_k, len(work) - 1)
+        several = possible_winners(work, hib, k=k, eps=eps, tol=tol, time_limit=time_limit) if k >= 2 else None
+        out = {
+            "eps": one.eps,
+            "possible": [str(m) for m in work.index[np.asarray(one.possible)]],
+            "undecided": [str(m) for m in work.index[np.asarray(one.undecided)]],
+            "weights": {str(m): _series(w, work.columns) for m, w in one.weights.items()},
+            "margin": _series(one.margin, work.index),
+            "k": k,
+        }
+        if several is not None:
+            out["top_k_possible"] = [str(m) for m in work.index[np.asarray(several.possible)]]
+            out["top_k_undecided"] = [str(m) for m in work.index[np.asarray(several.undecided)]]
+        return out
+
+    run("possible_winners", winners_section)
+
+    def cardinal_section() -> dict:
+        from .sensitivity import cardinal_sensitivity
+
+        method = "auto" if _has_torch() else "exact"
+        r = cardinal_sensitivity(work, hib, eps=eps, method=method, time_limit=time_limit, seed=seed, tol=tol)
+        note = None if method == "auto" else "torch is not installed: the exact box search ran alone"
+        if r.upper_bound is None:  # auto chose the relaxation alone (many tasks): the exact search adds a bound
+            exact = cardinal_sensitivity(work, hib, eps=eps, method="exact", time_limit=time_limit, seed=seed, tol=tol)
+            note = f"the bound comes from the exact search ({exact.method}, {time_limit:g} s)"
+            if exact.tau_distance > r.tau_distance:
+                r = exact
+            else:
+                bound = exact.upper_bound
+                r = dataclasses.replace(r, upper_bound=bound, optimal=bound is not None and r.tau_distance >= bound)
+        frames["cardinal"] = r
+        return {
+            "method": r.method,
+            "eps": r.eps,
+            "tau_distance": r.tau_distance,
+            "n_flipped": r.n_flipped,
+            "upper_bound": r.upper_bound,
+            "optimal": bool(r.optimal),
+            "mrc": r.mrc,
+            "weights": _series(r.weights, work.columns),
+            "ranking_before": _series(r.ranking_before, work.index),
+            "ranking_after": _series(r.ranking_after, work.index),
+            "note": note,
+        }
+
+    run("cardinal_sensitivity", cardinal_section)
+
+    def ordinal_section() -> dict:
+        from .axioms import iia_report
+        from .sensitivity import default_protected, ordinal_sensitivity_exact
+
+        protected = default_protected(work, hib)
+        r = ordinal_sensitivity_exact(work, hib, protected=protected, time_limit=time_limit)
+        top = order[: min(top_models, len(order))]
+        iia_rule = borda if primary == "borda" else mean_win_rate  # the two rules iia_report handles
+        pool = [m for m in work.index if m not in top]
+        pairs = []
+        if pool:
+            rep = iia_report(work, hib, protected=top, pool=pool, rule=iia_rule)
+            for row in rep.itertuples():
+                pairs.append(
+                    {
+                        "leader": str(row.leader),
+                        "trailer": str(row.trailer),
+                        "status": str(row.status),
+                        "certificate": [str(m) for m in row.certificate],  # type: ignore[union-attr]
+                    }
+                )
+        return {
+            "protected": [str(m) for m in protected],
+            "tau_distance": r.tau_distance,
+            "n_flipped": r.n_flipped,
+            "upper_bound": r.upper_bound,
+            "optimal": bool(r.optimal),
+            "added": [str(m) for m in r.added],
+            "method": r.method,
+            "iia_rule": "borda" if iia_rule is borda else "mean_win_rate",
+            "iia_top": [str(m) for m in top],
+            "iia_pairs": pairs,
+        }
+
+    run("ordinal_sensitivity", ordinal_section)
+
+    # ---------------------------------------------------------------- missing scores
+    if (~observed).any().any():
+
+        def missing_section() -> dict:
+            from .missing import pairwise_confidence, partial_borda
+
+            full = table[[t for t in table.columns if t not in constant]]
+            hib_full = direction[full.columns]
+            pb = partial_borda(full, hib_full, tol=tol)
+            conf = pairwise_confidence(full, hib_full, tol=tol)
+            decided = np.asarray(conf.decided)
+            m = len(full)
+            n_pairs = m * (m - 1) // 2
+            helm = mean_win_rate(full, hib_full, convention="helm", tol=tol)
+            pb_order = list(full.index[np.argsort(-np.asarray(pb, dtype=float), kind="stable")])
+            return {
+                "partial_borda": _series(pb, full.index),
+                "ranking": [str(x) for x in pb_order],
+                "helm_win_rate": _series(helm, full.index),
+                "delta": conf.delta,
+                "decided_pairs": int(np.triu(decided, 1).sum()),
+                "n_pairs": n_pairs,
+                "undecided_top_pairs": [
+                    [str(pb_order[a]), str(pb_order[b])]
+                    for a in range(min(top_models, m))
+                    for b in range(a + 1, min(top_models, m))
+                    if not decided[full.index.get_loc(pb_order[a]), full.index.get_loc(pb_order[b])]
+                ],
+            }
+
+        run("missing", missing_section)
+
+    # ---------------------------------------------------------------- domains among the top models
+    def domains_section() -> dict:
+        from .domains import domain_report, rankings_from_scores
+        from .voting import condorcet_cycles, kemeny
+
+        top = order[: min(max(top_models, 3), len(order))]
+        sub = work.loc[top]
+        profile = rankings_from_scores(sub, hib, tol=tol)
+        rep = domain_report(profile)
+        k = kemeny(sub, hib, tol=tol, max_models=KEMENY_MAX_MODELS)
+        return {
+            "models": [str(m) for m in top],
+            "single_peaked": rep.single_peaked,
+            "single_peaked_axis": None if rep.single_peaked_axis is None else [str(m) for m in rep.single_peaked_axis],
+            "group_separable": rep.group_separable,
+            "distance_degree": int(rep.distance_degree),
+            "majority_transitive": bool(rep.majority_transitive),
+            "cycles": [[str(m) for m in c.models] for c in condorcet_cycles(sub, hib, tol=tol)],
+            "kemeny_ranking": [str(m) for m in sub.index[np.argsort(np.asarray(k.ranks, dtype=float), kind="stable")]],
+        }
+
+    run("domains", domains_section)
+
+    def spectrum_section() -> dict:
+        from .spectrum import benchmark_pca
+
+        p = benchmark_pca(work, hib)
+        return {
+            "explained": [float(v) for v in np.asarray(p.explained)],
+            "singular_values": [float(v) for v in np.asarray(p.singular_values)],
+            "pc1_loadings": _series(p.pc1_loadings, work.columns),
+        }
+
+    run("spectrum", spectrum_section)
+    settings["seconds"] = clock
+    return Audit(sections=sections, settings=settings, results=frames)
+
+
+def _measured_part(table: pd.DataFrame) -> pd.DataFrame:
+    """The complete part the measures see: drop the tasks with the most missing cells while that pays.
+
+    Dropping the ``d`` tasks with the most missing cells (ties: later columns
+    first kept) leaves the models scored on every remaining task; the part
+    with the most cells wins, the fewest dropped tasks among equals.  A
+    complete table is returned whole.
+    """
+    observed = table.notna()
+    gaps = (~observed).sum()
+    order = sorted(table.columns, key=lambda t: (-int(gaps[t]), list(table.columns).index(t)))
+    best: tuple[int, list, pd.Index] | None = None
+    for dropped in range(len(order) - 1):  # keep at least two tasks
+        keep = [t for t in table.columns if t not in order[:dropped]]
+        models = table.index[observed[keep].all(axis=1)]
+        cells = len(models) * len(keep)
+        if len(models) >= 2 and (best is None or cells > best[0]):
+            best = (cells, keep, models)
+        if not gaps[order[dropped]]:
+            break  # every task still kept is complete: dropping more only loses cells
+    if best is None:
+        raise ValueError(
+            "no two models are scored on the same two tasks; the audit needs a complete part of at least 2 x 2 "
+            "(partial rankings alone: benchvote.missing.partial_borda)"
+        )
+    return table.loc[best[2], best[1]]
+
+
+def _has_torch() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+def _duplicates(frame: pd.DataFrame) -> list[list[str]]:
+    """Groups of rows that are identical (missing cells included), each as a list of labels."""
+    keyed: dict = {}
+    for label, row in frame.iterrows():
+        key = tuple("nan" if pd.isna(v) else float(v) for v in row)
+        keyed.setdefault(key, []).append(str(label))
+    return [group for group in keyed.values() if len(group) > 1]
+
+
+def _adjacent(order: list, inseparable: list) -> int:
+    pairs = {frozenset((str(a), str(b))) for a, b in inseparable}
+    return sum(frozenset((str(a), str(b))) in pairs for a, b in zip(order, order[1:]))

@@ -1,0 +1,343 @@
+"""The command line: ``benchvote audit SCORES`` (see :func:`benchvote.audit.audit`).
+
+``SCORES`` is a CSV or TSV file, in one of two layouts:
+
+* **wide**: the first column holds the model names, every other column is a
+  task; an empty cell is a missing score;
+* **long**: columns ``model``, ``task``, ``score`` (any order, any other
+  columns refused), and optionally ``instance`` for instance-level scores,
+  whose task means make the table and whose redraws add an instance
+  bootstrap.
+
+Bad input prints one line on stderr and exits with status 2, before any
+report is written.  Progress goes to stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["main", "read_scores", "InputError"]
+
+
+class InputError(ValueError):
+    """A problem with the input file or the options; the message names it."""
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: {text!r} is not a number") from None
+    if not np.isfinite(value):
+        raise InputError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read {path}: {err.strerror if isinstance(err, OSError) else err}") from None
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise InputError(f"{path} is empty")
+    if path.suffix.lower() == ".tsv":
+        delimiter = "\t"
+    elif path.suffix.lower() == ".csv":
+        delimiter = ","
+    else:
+        delimiter = "\t" if lines[0].count("\t") > lines[0].count(",") else ","
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+    rows = [[cell.strip() for cell in row] for row in reader]
+    header, body = rows[0], rows[1:]
+    for k, row in enumerate(body, start=2):
+        if len(row) != len(header):
+            raise InputError(f"line {k} has {len(row)} cells, the header has {len(header)}")
+    return header, body
+
+
+def read_scores(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Read a wide or long score file.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv`` or ``.tsv`` file (another suffix: the delimiter is guessed
+        from the header line).
+
+    Returns
+    -------
+    scores : DataFrame
+        Models x tasks; ``nan`` where a cell is empty.
+    instances : DataFrame or None
+        The long instance scores when the file has an ``instance`` column.
+
+    Raises
+    ------
+    InputError
+        Unreadable file, no model column, a cell that is not a number,
+        repeated model or task names (or a repeated model-task pair), fewer
+        than two models or tasks.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "board.csv")
+    ...     _ = open(p, "w").write("model,t1,t2\\nA,0.9,\\nB,0.5,0.7\\n")
+    ...     scores, instances = read_scores(p)
+    >>> scores.to_dict("index"), instances
+    ({'A': {'t1': 0.9, 't2': nan}, 'B': {'t1': 0.5, 't2': 0.7}}, None)
+    """
+    path = Path(path)
+    header, body = _rows(path)
+    lowered = [h.lower() for h in header]
+    instances = None
+    if {"task", "score"} <= set(lowered):
+        scores, instances = _long(path, header, lowered, body)
+    else:
+        scores = _wide(path, header, body)
+    if scores.shape[0] < 2:
+        raise InputError(f"{path} has {scores.shape[0]} model(s); a ranking needs at least 2")
+    if scores.shape[1] < 2:
+        raise InputError(f"{path} has {scores.shape[1]} task(s); the audit needs at least 2")
+    return scores, instances
+
+
+def _repeated(names: list[str]) -> list[str]:
+    seen: set[str] = set()
+    return sorted({n for n in names if n in seen or seen.add(n)})  # type: ignore[func-returns-value]
+
+
+def _wide(path: Path, header: list[str], body: list[list[str]]) -> pd.DataFrame:
+    if len(header) < 2:
+        raise InputError(f"{path} has one column; a wide table needs the model names and at least one task")
+    models = [row[0] for row in body]
+    tasks = header[1:]
+    if all(_is_number(m) for m in models if m) or not any(models):
+        raise InputError(
+            f"{path}: the first column ({header[0]!r}) must hold the model names, but it holds numbers or nothing; "
+            "add a model column (wide) or use the long layout (columns model, task, score)"
+        )
+    if "" in models:
+        raise InputError(f"{path}: line {models.index('') + 2} has no model name")
+    if "" in tasks:
+        raise InputError(f"{path}: column {tasks.index('') + 2} has no task name")
+    for kind, names in (("model", models), ("task", tasks)):
+        twice = _repeated(names)
+        if twice:
+            raise InputError(f"{path}: {kind} name(s) appear more than once: {', '.join(twice)}")
+    values = np.full((len(models), len(tasks)), np.nan)
+    for i, row in enumerate(body):
+        for j, cell in enumerate(row[1:]):
+            if cell != "" and cell.upper() not in ("NA", "NAN"):
+                values[i, j] = _number(cell, f"{path}, model {models[i]!r}, task {tasks[j]!r}")
+    frame = pd.DataFrame(values, index=pd.Index(models, name="model"), columns=pd.Index(tasks, name="task"))
+    return frame
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _long(
+    path: Path, header: list[str], lowered: list[str], body: list[list[str]]
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    if "model" not in lowered:
+        raise InputError(f"{path}: a long table needs a 'model' column next to 'task' and 'score'")
+    allowed = {"model", "task", "score", "instance"}
+    extra = [h for h in header if h.lower() not in allowed]
+    if extra:
+        raise InputError(f"{path}: unknown column(s) {', '.join(extra)} in a long table (model, task, score, instance)")
+    twice = _repeated(lowered)
+    if twice:
+        raise InputError(f"{path}: column(s) appear more than once: {', '.join(twice)}")
+    col = {name: lowered.index(name) for name in allowed if name in lowered}
+    records = []
+    for k, row in enumerate(body, start=2):
+        model, task = row[col["model"]], row[col["task"]]
+        if not model or not task:
+            raise InputError(f"{path}: line {k} has no {'model' if not model else 'task'} name")
+        cell = row[col["score"]]
+        score = np.nan if cell == "" or cell.upper() in ("NA", "NAN") else _number(cell, f"{path}, line {k}")
+        records.append((model, task, row[col["instance"]] if "instance" in col else None, score))
+    long = pd.DataFrame(records, columns=["model", "task", "instance", "score"])
+    if "instance" in col:
+        from .intervals import instance_table
+
+        if long["score"].isna().any():
+            k = int(np.flatnonzero(long["score"].isna())[0]) + 2
+            raise InputError(f"{path}: line {k} has no score; instance scores cannot be missing")
+        try:
+            scores, _ = instance_table(long)
+        except ValueError as err:
+            raise InputError(f"{path}: {err}") from None
+        return scores, long
+    pairs = long[["model", "task"]]
+    dup = pairs.duplicated()
+    if dup.any():
+        m, t = pairs.loc[dup].iloc[0]
+        raise InputError(f"{path}: model {m!r} has more than one score on task {t!r}")
+    scores = long.pivot(index="model", columns="task", values="score")
+    scores = scores.reindex(index=pd.unique(long["model"]), columns=pd.unique(long["task"]))
+    scores.index.name, scores.columns.name = "model", "task"
+    return scores.astype(float), None
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .audit import AUDIT_RULES
+
+    parser = argparse.ArgumentParser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    a = sub.add_parser(
+        "audit",
+        help="audit one leaderboard: rankings, rank intervals, possible winners, sensitivity, domains",
+        description="Audit one leaderboard (a wide or long CSV/TSV of scores) and write an HTML and/or JSON report.",
+    )
+    a.add_argument("scores", help="CSV or TSV: wide (model column, one column per task) or long (model, task, score)")
+    a.add_argument("--lower-is-better", default="", metavar="T1,T2", help="comma-separated tasks where lower is better")
+    a.add_argument("--html", metavar="REPORT.html", help="write the self-contained HTML report here")
+    a.add_argument("--json", metavar="REPORT.json", help="write every number as JSON here ('-' for stdout)")
+    a.add_argument("--primary", default="mean_win_rate", choices=list(AUDIT_RULES), help="the rule that leads")
+    a.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="for each exact part")
+    a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the searches")
+    a.add_argument("--n-boot", type=int, default=1000, help="bootstrap redraws (default 1000)")
+    a.add_argument("--level", type=float, default=0.95, help="coverage of the rank intervals")
+    a.add_argument("--eps", type=float, default=None, help="smallest share of intact labels (default: from the data)")
+    a.add_argument("--top-k", type=int, default=3, help="k of the top-k possible winners (default 3)")
+    a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
+    a.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    return parser
+
+
+def _fail(message: str) -> int:
+    print(f"benchvote audit: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``benchvote``; returns the exit status (0 done, 2 bad input).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments after the program name (default ``sys.argv[1:]``).
+
+    Examples
+    --------
+    >>> main(["audit", "no-such-file.csv"])
+    2
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed its message
+        return int(exit_.code or 0)
+    try:
+        scores, instances = read_scores(args.scores)
+        lower = [t.strip() for t in args.lower_is_better.split(",") if t.strip()]
+        unknown = [t for t in lower if t not in scores.columns]
+        if unknown:
+            raise InputError(
+                f"--lower-is-better names unknown task(s): {', '.join(unknown)} "
+                f"(tasks: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
+            )
+        for name, value in (("--html", args.html), ("--json", args.json)):
+            if value and value != "-" and not Path(value).parent.resolve().is_dir():
+                raise InputError(f"{name}: the folder of {value} does not exist")
+        hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
+        quiet = args.quiet or (args.json is not None and args.html is None)
+        report = _run(args, scores, hib, instances, quiet)
+        html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
+        text = report.to_json() if args.json else None
+    except (InputError, ValueError, TypeError) as err:
+        return _fail(str(err))
+    if args.html:
+        Path(args.html).write_text(html or "", encoding="utf-8")
+    if args.json == "-":
+        sys.stdout.write((text or "") + "\n")
+    elif args.json:
+        Path(args.json).write_text(text or "", encoding="utf-8")
+    if not quiet and args.json != "-":
+        print(summary(report.to_dict()))
+    return 0
+
+
+def _run(args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, quiet: bool) -> Any:
+    from tqdm import tqdm
+
+    from .audit import SECTIONS, audit
+
+    steps = len(SECTIONS) - (instances is None) - (not scores.isna().any().any())
+    with tqdm(total=steps, desc="audit", unit="section", disable=True if quiet else None, file=sys.stderr) as bar:
+
+        def progress(name: str) -> None:
+            if bar.n or name != "table":
+                bar.update(1)
+            bar.set_postfix_str(name)
+
+        report = audit(
+            scores,
+            hib,
+            instances=instances,
+            primary=args.primary,
+            n_boot=args.n_boot,
+            level=args.level,
+            eps=args.eps,
+            top_k=args.top_k,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            progress=progress,
+        )
+        bar.update(bar.total - bar.n)
+    return report
+
+
+def summary(report: dict) -> str:
+    """A few lines for the terminal from :meth:`benchvote.audit.Audit.to_dict`."""
+    s = {name: sec for name, sec in report["sections"].items() if "undefined" not in sec}
+    r = s["rankings"]
+    lines = [
+        f"{s['table']['n_models']} models x {s['table']['n_tasks']} tasks, {s['table']['missing_cells']} missing cells",
+        f"ranking ({r['rules'][r['primary']]['label']}): "
+        + " > ".join(r["ranking"][:5])
+        + (" > ..." if len(r["ranking"]) > 5 else ""),
+    ]
+    if "intervals" in s:
+        iv = s["intervals"]
+        lines.append(
+            f"rank intervals: {iv['adjacent_inseparable']} of {len(r['ranking']) - 1} adjacent pairs inseparable "
+            f"at {iv['level']:.0%}"
+        )
+    if "possible_winners" in s:
+        lines.append(f"possible winners: {', '.join(s['possible_winners']['possible'])}")
+    if "cardinal_sensitivity" in s:
+        c = s["cardinal_sensitivity"]
+        bound = (
+            "(proven maximum)"
+            if c["optimal"]
+            else "(no certified bound)"
+            if c["upper_bound"] is None
+            else f"(certified bound {c['upper_bound']:.3f})"
+        )
+        lines.append(f"cardinal sensitivity: tau {c['tau_distance']:.3f} {bound}")
+    for name, sec in report["sections"].items():
+        if "undefined" in sec:
+            lines.append(f"{name}: not computed ({sec['undefined']})")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""benchvote.cli: the `benchvote audit` command, its two layouts, its bad-input table and its outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import benchvote as bv
+from benchvote.cli import InputError, main, read_scores
+from benchvote.data import load
+
+FAST = ["--n-boot", "100", "--time-limit", "3"]
+
+WIDE = "model,t1,t2,t3\nA,0.9,0.3,5\nB,0.5,0.7,4\nC,0.4,0.2,\nD,0.1,0.9,3\n"
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- the bad-input table
+
+BAD = {
+    "no model column": ("board.csv", "t1,t2\n0.1,0.2\n0.3,0.4\n", [], "must hold the model names"),
+    "non-numeric cell": ("board.csv", "model,t1,t2\nA,0.1,high\nB,0.3,0.4\n", [], "'high' is not a number"),
+    "infinite cell": ("board.csv", "model,t1,t2\nA,0.1,inf\nB,0.3,0.4\n", [], "not a finite number"),
+    "duplicate model": (
+        "board.csv",
+        "model,t1,t2\nA,0.1,0.2\nA,0.3,0.4\n",
+        [],
+        "model name(s) appear more than once: A",
+    ),
+    "duplicate task": (
+        "board.csv",
+        "model,t1,t1\nA,0.1,0.2\nB,0.3,0.4\n",
+        [],
+        "task name(s) appear more than once: t1",
+    ),
+    "one model": ("board.csv", "model,t1,t2\nA,0.1,0.2\n", [], "1 model(s); a ranking needs at least 2"),
+    "one task": ("board.csv", "model,t1\nA,0.1\nB,0.3\n", [], "1 task(s); the audit needs at least 2"),
+    "unknown lower-is-better task": ("board.csv", WIDE, ["--lower-is-better", "t3,t9"], "unknown task(s): t9"),
+    "ragged line": ("board.csv", "model,t1,t2\nA,0.1\nB,0.3,0.4\n", [], "line 2 has 2 cells"),
+    "empty file": ("board.csv", "", [], "is empty"),
+    "missing model name": ("board.csv", "model,t1,t2\n,0.1,0.2\nB,0.3,0.4\nC,0.5,0.1\n", [], "no model name"),
+    "long without model": ("board.csv", "task,score\nt1,0.1\nt2,0.2\n", [], "needs a 'model' column"),
+    "long repeated pair": (
+        "board.csv",
+        "model,task,score\nA,t1,0.1\nA,t1,0.2\nB,t1,0.3\nA,t2,0.1\nB,t2,0.4\n",
+        [],
+        "more than one score on task 't1'",
+    ),
+    "long unknown column": ("board.csv", "model,task,score,date\nA,t1,0.1,x\n", [], "unknown column(s) date"),
+    "instance hole": (
+        "board.csv",
+        "model,task,instance,score\nA,t1,1,1\nA,t1,2,0\nB,t1,1,1\nA,t2,1,1\nB,t2,1,0\n",
+        [],
+        "has no score on instance 2 of task t1",
+    ),
+    "every task constant": ("board.csv", "model,t1,t2\nA,1,2\nB,1,2\nC,1,2\n", [], "every task is constant"),
+    "bad option": ("board.csv", WIDE, ["--level", "1.5"], "level must be < 1"),
+    "report folder missing": ("board.csv", WIDE, ["--html", "no/such/folder/r.html"], "does not exist"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_exits_2_with_one_clear_line_and_no_report(case, tmp_path, capsys):
+    name, text, extra, message = BAD[case]
+    path = write(tmp_path, name, text)
+    outputs = ["--json", str(tmp_path / "r.json")] + ([] if "--html" in extra else ["--html", str(tmp_path / "r.html")])
+    status = main(["audit", str(path), *extra, *outputs, *FAST])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("benchvote audit: error: "), err
+    assert message in lines[0]
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_unreadable_files(tmp_path, capsys):
+    assert main(["audit", str(tmp_path / "absent.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["audit", str(tmp_path)]) == 2  # a folder
+    assert "cannot read" in capsys.readouterr().err
+    binary = tmp_path / "board.csv"
+    binary.write_bytes(b"\xff\xfe\x00\x81garbage")
+    assert main(["audit", str(binary)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_unknown_primary_rule_is_an_argparse_error(tmp_path, capsys):
+    assert main(["audit", str(write(tmp_path, "b.csv", WIDE)), "--primary", "plurality"]) == 2
+    assert "invalid choice: 'plurality'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- the two layouts
+
+
+def test_wide_csv_tsv_and_long_read_the_same_table(tmp_path):
+    board = load("SuperGLUE").scores
+    board.to_csv(tmp_path / "w.csv")
+    board.to_csv(tmp_path / "w.tsv", sep="\t")
+    long = board.stack().rename("score").reset_index()
+    long.columns = ["model", "task", "score"]
+    long.sample(frac=1.0, random_state=0).to_csv(tmp_path / "l.csv", index=False)
+    a, _ = read_scores(tmp_path / "w.csv")
+    b, _ = read_scores(tmp_path / "w.tsv")
+    c, _ = read_scores(tmp_path / "l.csv")
+    assert np.array_equal(a.to_numpy(), board.to_numpy())
+    assert a.equals(b)
+    assert c.loc[a.index, a.columns].equals(a)
+
+
+def test_empty_cells_are_missing_scores_not_zeros(tmp_path):
+    scores, instances = read_scores(write(tmp_path, "b.csv", WIDE))
+    assert instances is None and np.isnan(scores.loc["C", "t3"]) and int(scores.isna().sum().sum()) == 1
+    long = write(tmp_path, "l.csv", "model,task,score\nA,t1,1\nA,t2,\nB,t1,2\nB,t2,3\n")
+    scores, _ = read_scores(long)
+    assert np.isnan(scores.loc["A", "t2"])
+
+
+def test_instance_file_gives_task_means_and_an_instance_bootstrap(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = [
+        (m, t, q, float(rng.random() < p + 0.1 * k))
+        for k, m in enumerate("ABCD")
+        for t, p in (("t1", 0.3), ("t2", 0.5), ("t3", 0.2))
+        for q in range(40)
+    ]
+    long = pd.DataFrame(rows, columns=["model", "task", "instance", "score"])
+    long.to_csv(tmp_path / "inst.csv", index=False)
+    scores, instances = read_scores(tmp_path / "inst.csv")
+    assert scores.shape == (4, 3) and instances is not None
+    assert np.allclose(scores.loc["B", "t2"], long.query("model == 'B' and task == 't2'")["score"].mean())
+    assert main(["audit", str(tmp_path / "inst.csv"), "--json", str(tmp_path / "r.json"), *FAST]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    section = report["sections"]["instance_intervals"]
+    direct = bv.intervals.instance_rank_intervals(instances.assign(instance=instances["instance"]), n_boot=100)
+    assert section["lower"] == {str(k): float(v) for k, v in direct.lower.items()}
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def test_json_to_stdout_is_the_only_output(tmp_path):
+    path = write(tmp_path, "b.csv", WIDE)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchvote", "audit", str(path), "--json", "-", *FAST],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    report = json.loads(done.stdout)
+    assert report["sections"]["table"]["left_out_models"] == ["C"]
+    assert report["sections"]["missing"]["ranking"]
+
+
+def test_the_report_holds_the_library_numbers(tmp_path, capsys):
+    board = load("SuperGLUE")
+    board.scores.to_csv(tmp_path / "b.csv")
+    assert main(["audit", str(tmp_path / "b.csv"), "--json", str(tmp_path / "r.json"), "--seed", "3", *FAST]) == 0
+    s = json.loads((tmp_path / "r.json").read_text())["sections"]
+    scores = board.scores
+    mwr = bv.mean_win_rate(scores)
+    assert s["rankings"]["rules"]["mean_win_rate"]["scores"] == pytest.approx({str(k): v for k, v in mwr.items()})
+    helm = bv.mean_win_rate(scores, convention="helm")
+    assert s["rankings"]["rules"]["helm_win_rate"]["scores"] == pytest.approx({str(k): v for k, v in helm.items()})
+    iv = bv.intervals.rank_intervals(scores, n_boot=100, seed=3)
+    assert s["intervals"]["upper"] == {str(k): float(v) for k, v in iv.upper.items()}
+    assert s["intervals"]["inseparable"] == [[str(a), str(b)] for a, b in iv.inseparable]
+    pw = bv.sensitivity.possible_winners(scores)
+    assert s["possible_winners"]["possible"] == [str(m) for m in scores.index[pw.possible.to_numpy()]]
+    assert s["diversity"]["kendall_w"] == pytest.approx(bv.kendall_w(bv.rank(scores)))
+    pca = bv.spectrum.benchmark_pca(scores)
+    assert s["spectrum"]["explained"] == pytest.approx(list(np.asarray(pca.explained)))
+
+
+def test_lower_is_better_is_the_same_as_negating(tmp_path):
+    board = load("SuperGLUE").scores
+    flipped = board.copy()
+    task = board.columns[1]
+    flipped[task] = -flipped[task]
+    board.to_csv(tmp_path / "a.csv")
+    flipped.to_csv(tmp_path / "b.csv")
+    assert main(["audit", str(tmp_path / "a.csv"), "--json", str(tmp_path / "a.json"), *FAST]) == 0
+    assert (
+        main(["audit", str(tmp_path / "b.csv"), "--lower-is-better", task, "--json", str(tmp_path / "b.json"), *FAST])
+        == 0
+    )
+    a = json.loads((tmp_path / "a.json").read_text())["sections"]
+    b = json.loads((tmp_path / "b.json").read_text())["sections"]
+    for name in ("rankings", "intervals", "possible_winners", "diversity", "domains"):
+        keep = {k: v for k, v in a[name].items() if k != "seconds"}
+        other = {k: v for k, v in b[name].items() if k != "seconds"}
+        assert keep == pytest.approx(other) if name == "diversity" else keep == other, name
+    assert b["table"]["higher_is_better"][task] is False
+
+
+def test_summary_and_html_when_asked(tmp_path, capsys):
+    path = write(tmp_path, "b.csv", WIDE)
+    assert main(["audit", str(path), "--html", str(tmp_path / "r.html"), *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "possible winners:" in out and "ranking (Mean win rate (strict))" in out
+    page = (tmp_path / "r.html").read_text()
+    assert "<title>Audit of b.csv</title>" in page
+    with pytest.raises(InputError):
+        read_scores(write(tmp_path, "c.csv", "model,t1\nA,1\n"))
