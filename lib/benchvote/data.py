@@ -725,8 +725,9 @@ def published_win_rate(name: str) -> pd.Series:
 
     Examples
     --------
-    >>> published_win_rate("HELM-lite").max() <= 1.0
-    True
+    >>> w = published_win_rate("HELM-lite")
+    >>> len(w), bool(w.between(0, 1).all())
+    (91, True)
     """
     if name == "HELM-lite":
         parts = ("helm_lite", "leaderboard.tsv")
