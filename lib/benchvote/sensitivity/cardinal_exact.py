@@ -243,6 +243,10 @@ def _cardinal_boxes(
 
     lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
     n = d.shape[1]
+    # a pair that no weighting of the whole box can reverse is out of every sub-box too: leave it out
+    # (its smallest value over the box is at least its rounding margin, so it never counts robustly)
+    live = (np.maximum(d, 0.0) @ lo + np.minimum(d, 0.0) @ hi) < slack
+    d, slack = d[live], slack[live]
     d_pos, d_neg, d_abs = np.maximum(d, 0.0), np.minimum(d, 0.0), np.abs(d)
     # first incumbent: exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
@@ -255,7 +259,7 @@ def _cardinal_boxes(
     # one face per weight: a_t at its upper end
     box_lo, box_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
     box_lo[np.arange(n), np.arange(n)] = hi
-    batch = int(max(16, cells // len(d)))
+    batch = int(max(16, cells // max(1, len(d))))
     finished = True
     while len(box_lo):
         if time.perf_counter() - t0 > time_limit:
