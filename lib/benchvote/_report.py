@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .audit import _status
+
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;
 color:#1d2330;line-height:1.45}
@@ -293,13 +295,7 @@ def render_html(report: Any, title: str) -> str:
     if "cardinal_sensitivity" in ok:
         c = s["cardinal_sensitivity"]
         out.append(_head("cardinal_sensitivity", c))
-        status = (
-            "proven maximum"
-            if c["optimal"]
-            else "no certified bound"
-            if c["upper_bound"] is None
-            else f"certified upper bound {_num(c['upper_bound'])}"
-        )
+        status = _status(c)
         out.append(
             f"<p>Worst reweighting found: tau distance <strong>{_num(c['tau_distance'])}</strong> "
             f"({c['n_flipped']} pairs reversed), {status}; method {_e(c['method'])}, eps = {c['eps']:.3g}, "
@@ -339,13 +335,7 @@ def render_html(report: Any, title: str) -> str:
     if "ordinal_sensitivity" in ok:
         o = s["ordinal_sensitivity"]
         out.append(_head("ordinal_sensitivity", o))
-        status = (
-            "proven maximum"
-            if o["optimal"]
-            else "no certified bound"
-            if o["upper_bound"] is None
-            else f"certified upper bound {_num(o['upper_bound'])}"
-        )
+        status = _status(o)
         out.append(
             f"<p>Protected models: {', '.join(_e(m) for m in o['protected'])}. Adding "
             f"{len(o['added'])} model(s) reverses {o['n_flipped']} of their pairs "
@@ -460,12 +450,5 @@ def _summary(s: dict) -> str:
         items.append(("Possible winners", f"{len(pw['possible'])}: {shown}"))
     if "cardinal_sensitivity" in s:
         c = s["cardinal_sensitivity"]
-        bound = (
-            " (proven maximum)"
-            if c["optimal"]
-            else " (no certified bound)"
-            if c["upper_bound"] is None
-            else f" (certified bound {_num(c['upper_bound'])})"
-        )
-        items.append(("Label-noise sensitivity", f"tau {c['tau_distance']:.3f}{bound}"))
+        items.append(("Label-noise sensitivity", f"tau {c['tau_distance']:.3f} ({_status(c)})"))
     return "<dl class='key'>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"

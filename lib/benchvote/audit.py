@@ -659,6 +659,15 @@ def _measured_part(table: pd.DataFrame) -> pd.DataFrame:
     return table.loc[best[2], best[1]]
 
 
+def _status(section: dict) -> str:
+    """How far a sensitivity section's value is established: proven, bounded, or neither."""
+    if section["optimal"]:
+        return "proven maximum"
+    if section["upper_bound"] is None:
+        return "no certified bound"
+    return f"certified bound {section['upper_bound']:.3f}"
+
+
 def _has_torch() -> bool:
     import importlib.util
 

@@ -307,6 +307,8 @@ def _run(args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFram
 
 def summary(report: dict) -> str:
     """A few lines for the terminal from :meth:`benchvote.audit.Audit.to_dict`."""
+    from .audit import _status
+
     s = {name: sec for name, sec in report["sections"].items() if "undefined" not in sec}
     r = s["rankings"]
     lines = [
@@ -325,14 +327,7 @@ def summary(report: dict) -> str:
         lines.append(f"possible winners: {', '.join(s['possible_winners']['possible'])}")
     if "cardinal_sensitivity" in s:
         c = s["cardinal_sensitivity"]
-        bound = (
-            "(proven maximum)"
-            if c["optimal"]
-            else "(no certified bound)"
-            if c["upper_bound"] is None
-            else f"(certified bound {c['upper_bound']:.3f})"
-        )
-        lines.append(f"cardinal sensitivity: tau {c['tau_distance']:.3f} {bound}")
+        lines.append(f"cardinal sensitivity: tau {c['tau_distance']:.3f} ({_status(c)})")
     for name, sec in report["sections"].items():
         if "undefined" in sec:
             lines.append(f"{name}: not computed ({sec['undefined']})")

@@ -135,13 +135,7 @@ def rank_intervals(
     ([1.0, 2.0, 2.0], [1.0, 3.0, 3.0], [(1, 2)])
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
-    if not callable(rule):
-        raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
-    nan_policy = check_nan_policy(nan_policy)
-    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
-    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    tol = check_tol(tol)
-    seed = check_number(seed, "seed", low=0, integer=True)
+    nan_policy, n_boot, level, tol, seed = _check_options(rule, nan_policy, n_boot, level, tol, seed)
     mat = as_score_matrix(scores, allow_nan=nan_policy == "omit")
     direction = direction_of(mat, higher_is_better)
     m, n = mat.shape
@@ -156,13 +150,35 @@ def rank_intervals(
     redraw_ranks: Callable[[np.ndarray], np.ndarray] = ranks_of
     if rule is mean_win_rate and m * m * n <= _KERNEL_CELLS:
         redraw_ranks = _strict_win_rate_ranks(mat.values, direction, tol, ranks_of)
+    boot, redrawn = _bootstrap(
+        lambda rng: redraw_ranks(rng.integers(0, n, size=n)), m, n_boot=n_boot, nan_policy=nan_policy, seed=seed
+    )
+    return _summarise(full, boot, mat.models, mat.labelled, level, redrawn)
+
+
+def _check_options(rule: Any, nan_policy: Any, n_boot: Any, level: Any, tol: Any, seed: Any) -> tuple:
+    """The options every bootstrap of this module shares, validated."""
+    if not callable(rule):
+        raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
+    return (
+        check_nan_policy(nan_policy),
+        check_number(n_boot, "n_boot", low=1, integer=True),
+        check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True),
+        check_tol(tol),
+        check_number(seed, "seed", low=0, integer=True),
+    )
+
+
+def _bootstrap(
+    redraw: Callable[[np.random.Generator], np.ndarray], m: int, *, n_boot: int, nan_policy: str, seed: int
+) -> tuple[np.ndarray, int]:
+    """``n_boot`` rank vectors from ``redraw(rng)``; with ``"omit"``, a redraw the rule refuses is drawn again."""
     rng = np.random.default_rng(seed)
     boot = np.empty((n_boot, m))
     done = redrawn = 0
     while done < n_boot:
-        columns = rng.integers(0, n, size=n)
         try:
-            boot[done] = redraw_ranks(columns)
+            boot[done] = redraw(rng)
         except ValueError:
             if nan_policy == "raise":
                 raise
@@ -170,11 +186,11 @@ def rank_intervals(
             if redrawn > n_boot:
                 raise ValueError(
                     f"the rule refused more than n_boot = {n_boot} redrawn tables; too many missing "
-                    "scores for a bootstrap over tasks"
+                    "scores for this bootstrap"
                 ) from None
             continue
         done += 1
-    return _summarise(full, boot, mat.models, mat.labelled, level, redrawn)
+    return boot, redrawn
 
 
 #: Largest models x models x tasks array the bootstrap kernel of the strict mean win rate precomputes.
@@ -395,13 +411,7 @@ def instance_rank_intervals(
     >>> instance_rank_intervals(long, n_boot=200).inseparable
     [('b', 'a')]
     """
-    if not callable(rule):
-        raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
-    nan_policy = check_nan_policy(nan_policy)
-    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
-    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    tol = check_tol(tol)
-    seed = check_number(seed, "seed", low=0, integer=True)
+    nan_policy, n_boot, level, tol, seed = _check_options(rule, nan_policy, n_boot, level, tol, seed)
     if not isinstance(resample_tasks, (bool, np.bool_)):
         raise TypeError(f"resample_tasks must be True or False, got {resample_tasks!r}")
     table, blocks = instance_table(scores)
@@ -421,27 +431,15 @@ def instance_rank_intervals(
         return rank(out, tol=tol)
 
     full = ranks_of(mat.values, np.arange(n))
-    rng = np.random.default_rng(seed)
     ordered = [blocks[t] for t in table.columns]
-    boot = np.empty((n_boot, m))
-    done = redrawn = 0
-    while done < n_boot:
-        redraw = np.empty((m, n))
+
+    def redraw(rng: np.random.Generator) -> np.ndarray:
+        table = np.empty((m, n))
         for k, block in enumerate(ordered):
             size = block.shape[1]
             counts = np.bincount(rng.integers(0, size, size=size), minlength=size)
-            redraw[:, k] = block @ counts / size
-        columns = rng.integers(0, n, size=n) if resample_tasks else np.arange(n)
-        try:
-            boot[done] = ranks_of(redraw, columns)
-        except ValueError:
-            if nan_policy == "raise":
-                raise
-            redrawn += 1
-            if redrawn > n_boot:
-                raise ValueError(
-                    f"the rule refused more than n_boot = {n_boot} redrawn tables; too many missing scores"
-                ) from None
-            continue
-        done += 1
+            table[:, k] = block @ counts / size
+        return ranks_of(table, rng.integers(0, n, size=n) if resample_tasks else np.arange(n))
+
+    boot, redrawn = _bootstrap(redraw, m, n_boot=n_boot, nan_policy=nan_policy, seed=seed)
     return _summarise(full, boot, mat.models, mat.labelled, level, redrawn)
