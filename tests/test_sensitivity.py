@@ -800,3 +800,20 @@ class TestPossibleWinners:
             possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), k=0)
         with pytest.raises(ValueError, match="time_limit must be > 0"):
             possible_winners(np.array([[1.0, 2.0], [2.0, 3.0], [0.0, 1.0]]), k=2, time_limit=-1)
+
+
+def test_relaxations_run_on_one_torch_thread_and_restore_the_callers_setting():
+    torch = pytest.importorskip("torch")
+    from benchvote.sensitivity._problem import RELAXATION_THREADS, _one_torch_thread
+
+    seen = []
+    probe = _one_torch_thread(lambda: seen.append(torch.get_num_threads()))
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        probe()
+        bv.sensitivity.cardinal_sensitivity(np.random.default_rng(0).normal(size=(8, 3)), eps=0.1, method="relaxation")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert seen == [RELAXATION_THREADS]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
@@ -40,6 +42,31 @@ def _import_torch():
             "ordinal_sensitivity_exact) work without it"
         ) from None
     return torch
+
+
+#: Torch threads during a relaxation.  Its tensors are small (restarts x pairs): measured on 2 cores
+#: (bench/threads.py), two threads save 15-25 percent on an idle machine but cost 1.3-1.9 times the time
+#: when another process keeps one core busy, while one thread runs as fast busy as idle.
+RELAXATION_THREADS = 1
+
+
+def _one_torch_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``fn`` with :data:`RELAXATION_THREADS` torch threads, restoring the caller's setting afterwards."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            import torch
+        except ImportError:  # fn raises the ImportError that says how to install torch
+            return fn(*args, **kwargs)
+        before = torch.get_num_threads()
+        torch.set_num_threads(RELAXATION_THREADS)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            torch.set_num_threads(before)
+
+    return wrapper
 
 
 def _task_std(values: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ from ._problem import (
     _coordinate_polish,
     _finish_cardinal,
     _import_torch,
+    _one_torch_thread,
 )
 
 #: Largest number of distinct task columns for which ``method="auto"`` tries the exact box search first.
@@ -186,6 +187,7 @@ def cardinal_sensitivity(
     return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds)
 
 
+@_one_torch_thread
 def _cardinal_relaxation(
     scores: Any,
     higher_is_better: Any,

@@ -27,7 +27,7 @@ from ..ranking import (
     max_rank_change,
     reversed_pairs,
 )
-from ._problem import _import_torch
+from ._problem import _import_torch, _one_torch_thread
 
 
 def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
@@ -192,6 +192,7 @@ def _toggle_search(
     return beta, best
 
 
+@_one_torch_thread
 def ordinal_sensitivity(
     scores: Any,
     higher_is_better: Any = True,
