@@ -581,7 +581,7 @@ def audit(
                 "ranking": [str(x) for x in pb_order],
                 "helm_win_rate": _series(helm, full.index),
                 "delta": conf.delta,
-                "decided_pairs": int(np.triu(decided, 1).sum()),
+                "decided_pairs": conf.n_decided_pairs,
                 "n_pairs": n_pairs,
                 "undecided_top_pairs": [
                     [str(pb_order[a]), str(pb_order[b])]

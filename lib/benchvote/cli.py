@@ -19,6 +19,7 @@ import argparse
 import csv
 import io
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +115,7 @@ def read_scores(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
 
 
 def _repeated(names: list[str]) -> list[str]:
-    seen: set[str] = set()
-    return sorted({n for n in names if n in seen or seen.add(n)})  # type: ignore[func-returns-value]
+    return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
 def _wide(path: Path, header: list[str], body: list[list[str]]) -> pd.DataFrame:

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, split_table
-from .aggregation import mean_win_rate
-from .ranking import DEFAULT_TIE_TOLERANCE, _rank, rank
+from .aggregation import _pairwise_counts, mean_win_rate
+from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = ["RankIntervals", "rank_intervals", "instance_rank_intervals", "instance_table"]
 
@@ -209,16 +209,13 @@ def _strict_win_rate_ranks(
     the ranks are the same numbers.  A redraw where some pair shares no
     task goes to the rule itself, which refuses it with its own message.
     """
-    r = _rank(values, direction, tol)
-    m, n = r.shape
-    seen = ~np.isnan(r)
+    m, n = values.shape
     beats = np.zeros((n, m * m))
     shared = np.zeros((n, m * m))
-    for k in range(n):
-        col = np.where(seen[:, k], r[:, k], np.inf)
-        both = seen[:, k][:, None] & seen[:, k][None, :]
-        beats[k] = ((col[:, None] < col[None, :]) & both).ravel()
-        shared[k] = both.ravel()
+    for k in range(n):  # the rule's own counting kernel, one task at a time
+        counts = _pairwise_counts(values[:, [k]], direction[[k]], tol)
+        beats[k] = counts.wins.ravel()
+        shared[k] = counts.compared.ravel()
     off = ~np.eye(m, dtype=bool)
 
     def ranks_of(columns: np.ndarray) -> np.ndarray:
