@@ -90,3 +90,29 @@ def test_majority_graph_draws_one_arrow_per_majority():
     with pytest.raises(ValueError, match="antisymmetric"):
         majority_graph([[0, 1], [1, 0]])
     plt.close("all")
+
+
+def test_rank_interval_chart_draws_every_interval_where_the_library_puts_it():
+    import pandas as pd
+
+    from benchvote.intervals import rank_intervals
+    from benchvote.plotting import rank_interval_chart
+
+    rng = np.random.default_rng(3)
+    scores = pd.DataFrame(rng.normal(size=(8, 5)), index=[f"m{i}" for i in range(8)])
+    r = rank_intervals(scores, n_boot=200, seed=1)
+    ax = rank_interval_chart(r, top=6, highlight=["m3"])
+    frame = r.frame().iloc[:6]
+    segments = ax.collections[0].get_segments()
+    assert len(segments) == 6
+    for seg, (_, row) in zip(segments, frame.iterrows()):
+        assert (seg[0][0], seg[1][0]) == (row["lower"], row["upper"])
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(frame.index)
+    assert ax.get_xlabel().startswith("rank") and ax.get_ylabel() == "model"
+    colours = ax.collections[0].get_colors()
+    marked = list(frame.index).index("m3") if "m3" in frame.index else None
+    if marked is not None:
+        assert tuple(colours[marked][:3]) != tuple(colours[(marked + 1) % 6][:3])
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="RankIntervals"):
+        rank_interval_chart(frame)

@@ -257,6 +257,11 @@ def rank_interval_chart(
     """
     import matplotlib.pyplot as plt
 
+    if not callable(getattr(intervals, "frame", None)) or not hasattr(intervals, "level"):
+        raise TypeError(
+            "intervals must be a RankIntervals (from benchvote.intervals.rank_intervals), "
+            f"got {type(intervals).__name__}"
+        )
     frame = intervals.frame()
     if top is not None:
         frame = frame.iloc[:top]
