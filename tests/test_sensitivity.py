@@ -817,3 +817,65 @@ def test_relaxations_run_on_one_torch_thread_and_restore_the_callers_setting():
     finally:
         torch.set_num_threads(before)
     assert seen == [RELAXATION_THREADS]
+
+
+class TestExactRecountAndFastPaths:
+    """The integer recount against rational arithmetic; the shortcut for identical protected models."""
+
+    @staticmethod
+    def fraction_ranks(values, weights, tol):
+        from fractions import Fraction
+
+        w = [Fraction(float(v)) for v in weights]
+        total = sum(w, Fraction(0))
+        means = [sum((a * Fraction(float(x)) for a, x in zip(w, row)), Fraction(0)) / total for row in values]
+        return bv.ranking.exact_midranks(means, Fraction(float(tol)))
+
+    def test_integer_recount_matches_fractions(self):
+        from hypothesis import given, settings
+        from hypothesis import strategies as st
+
+        from benchvote.sensitivity._problem import _exact_ranks
+
+        awkward = st.sampled_from([0.0, -0.0, 0.1, 0.2, 0.3, 1 / 3, 55.55555555555556, 1e-300, 1e300, -7.25, 5e-324])
+        cell = st.one_of(awkward, st.floats(-1e6, 1e6, allow_nan=False), st.integers(-3, 3).map(float))
+        weight = st.one_of(st.sampled_from([1.0, 0.01, 1 / 3, 1e-9]), st.floats(1e-6, 1.0))
+
+        @settings(max_examples=300, deadline=None)
+        @given(st.integers(2, 6), st.integers(1, 5), st.data(), st.sampled_from([0.0, 1e-9, 0.1]))
+        def check(m, n, data, tol):
+            values = np.array(data.draw(st.lists(st.lists(cell, min_size=n, max_size=n), min_size=m, max_size=m)))
+            weights = np.array(data.draw(st.lists(weight, min_size=n, max_size=n)))
+            assert np.array_equal(_exact_ranks(values, weights, tol), self.fraction_ranks(values, weights, tol))
+
+        check()
+
+    def test_identical_protected_models_cannot_be_reversed(self):
+        rng = np.random.default_rng(3)
+        s = pd.DataFrame(rng.normal(size=(7, 4)), index=list("ABCDEFG"), columns=list("wxyz"))
+        s.loc["B"] = s.loc["A"]
+        s.loc["C"] = s.loc["A"]
+        s.loc["A", "x"] = s.loc["B", "x"] = s.loc["C", "x"] = np.nan  # the same missing cell in every copy
+        protected = ["A", "B", "C"]
+        pool = [x for x in s.index if x not in protected]
+        # brute force: every added set leaves the three copies tied
+        for k in range(len(pool) + 1):
+            for added in combinations(pool, k):
+                ranks = protected_ranking(s, protected=protected, added=list(added)).to_numpy()
+                assert np.all(ranks == ranks[0])
+        for r in (ordinal_sensitivity(s, protected=protected), ordinal_sensitivity_exact(s, protected=protected)):
+            assert r.n_flipped == 0 and r.optimal and r.upper_bound == 0.0 and r.added == ()
+            assert list(r.ranking_before) == [2.0, 2.0, 2.0] == list(r.ranking_after)
+        with pytest.raises(ValueError):
+            ordinal_sensitivity(s, [True, False], protected=protected)  # directions are still checked
+        s.loc["C", "y"] += 1.0  # no longer identical: the general path runs and agrees with enumeration
+        fast, exact = ordinal_sensitivity(s, protected=protected), ordinal_sensitivity_exact(s, protected=protected)
+        assert fast.n_flipped <= exact.n_flipped and exact.optimal
+
+    def test_best_first_bound_only_shrinks_with_time(self):
+        s = random_cardinal(17, m=40, n=14)
+        bounds = [
+            cardinal_sensitivity_exact(s, eps=0.01, method="boxes", time_limit=limit).upper_bound
+            for limit in (0.05, 0.3, 1.0)
+        ]
+        assert bounds[0] >= bounds[1] >= bounds[2]

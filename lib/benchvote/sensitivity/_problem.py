@@ -222,17 +222,26 @@ class _CardinalProblem:
 
 
 def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndarray:
-    """Midranks of the weighted means of the rows, in exact rational arithmetic.
+    r"""Midranks of the weighted means of the rows, in exact arithmetic.
 
-    Every float is a rational number, so :math:`\\sum_t w_t s_{it} / \\sum_t w_t`
-    and the gaps between consecutive means are computed without rounding; a
-    gap of at most ``tol`` joins two models in a tie group, exactly as
+    Every float is a rational number whose denominator is a power of two, so
+    with ``q_s`` the largest denominator among the scores and ``q_w`` among the
+    weights, :math:`N_{it} = q_s s_{it}` and :math:`W_t = q_w w_t` are
+    integers and every weighted mean is
+    :math:`\sum_t W_t N_{it} / (q_s \sum_t W_t)`: integers over one shared
+    denominator.  Comparing the integer numerators, with the tolerance
+    scaled by the same denominator, orders the means without rounding; a gap
+    of at most ``tol`` joins two models in a tie group, exactly as
     :func:`benchvote.rank` does with its floating-point means.
     """
-    w = [Fraction(float(v)) for v in weights]
-    total = sum(w, Fraction(0))
-    means = [sum((wt * Fraction(float(s)) for wt, s in zip(w, row) if wt), Fraction(0)) / total for row in values]
-    return exact_midranks(means, Fraction(float(tol)))
+    w_ratio = [float(v).as_integer_ratio() for v in weights]
+    q_w = max(q for _, q in w_ratio)
+    w_int = [p * (q_w // q) for p, q in w_ratio]
+    s_ratio = [[float(v).as_integer_ratio() for v in row] for row in np.asarray(values, dtype=float)]
+    q_s = max(q for row in s_ratio for _, q in row)
+    numerators = [sum(w * p * (q_s // q) for w, (p, q) in zip(w_int, row) if w) for row in s_ratio]
+    scale = q_s * sum(w_int)
+    return exact_midranks(numerators, Fraction(float(tol)) * scale)
 
 
 def _cardinal_setup(

@@ -19,6 +19,7 @@ from ..ranking import (
 from ._problem import (
     CardinalSensitivity,
     _cardinal_setup,
+    _CardinalProblem,
     _coordinate_polish,
     _finish_cardinal,
     _import_torch,
@@ -108,7 +109,8 @@ def cardinal_sensitivity(
     polish, polish_top, polish_starts
         Coordinate search after the relaxation; by default the number of
         random starts shrinks with the size of the problem (pairs x distinct
-        tasks), from 128 on small leaderboards to 16 on the largest.
+        tasks), from 48 on small leaderboards to 16 on the largest
+        (each start costs one coordinate search, whatever the number of pairs).
     seed : int
         Seeds every random choice; equal seeds give equal results.
     tol : float
@@ -141,7 +143,7 @@ def cardinal_sensitivity(
     >>> cardinal_sensitivity(s, eps=0.1).optimal  # two tasks: the exact search proves it
     True
     """
-    from .cardinal_exact import cardinal_sensitivity_exact
+    from .cardinal_exact import _solve_exact, cardinal_sensitivity_exact
 
     scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(method, "method", ("auto", "exact", "relaxation"))
@@ -172,12 +174,13 @@ def cardinal_sensitivity(
     if method == "exact":
         return cardinal_sensitivity_exact(scores, higher_is_better, **exact_options)
     t0 = time.perf_counter()
+    prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
     exact = None
-    if _cardinal_setup(scores, higher_is_better, eps, normalize, tol).x.shape[1] <= AUTO_EXACT_MAX_TASKS:
-        exact = cardinal_sensitivity_exact(scores, higher_is_better, **exact_options)
+    if prob.x.shape[1] <= AUTO_EXACT_MAX_TASKS:
+        exact = _solve_exact(prob, "auto", time_limit, None, seed, t0)
         if exact.optimal:
             return exact
-    found = _cardinal_relaxation(scores, higher_is_better, eps, **relaxation)
+    found = _relaxation(prob, **relaxation)
     seconds = time.perf_counter() - t0
     if exact is None:
         return replace(found, seconds=seconds)
@@ -187,13 +190,19 @@ def cardinal_sensitivity(
     return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds)
 
 
-@_one_torch_thread
 def _cardinal_relaxation(
-    scores: Any,
-    higher_is_better: Any,
-    eps: float | None,
+    scores: Any, higher_is_better: Any, eps: float | None, *, normalize: str, tol: float, **options: Any
+) -> CardinalSensitivity:
+    """The relaxation and coordinate search of :func:`cardinal_sensitivity` (``method="relaxation"``)."""
+    t0 = time.perf_counter()
+    prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
+    return _relaxation(prob, t0=t0, **options)
+
+
+@_one_torch_thread
+def _relaxation(
+    prob: _CardinalProblem,
     *,
-    normalize: str,
     restarts: int,
     steps: int,
     lr: float,
@@ -202,14 +211,16 @@ def _cardinal_relaxation(
     polish_top: int,
     polish_starts: int | None,
     seed: int,
-    tol: float,
+    t0: float | None = None,
+    normalize: str | None = None,
+    tol: float | None = None,
 ) -> CardinalSensitivity:
-    """The relaxation and coordinate search of :func:`cardinal_sensitivity` (``method="relaxation"``)."""
+    """The relaxation of a set-up problem (``prob`` holds ``normalize`` and ``tol``; ``t0``: start of the timing)."""
 
     torch = _import_torch()
 
-    t0 = time.perf_counter()
-    prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
+    if t0 is None:
+        t0 = time.perf_counter()
     restarts = check_number(restarts, "restarts", low=1, integer=True)
     steps = check_number(steps, "steps", low=0, integer=True)
     polish_top = check_number(polish_top, "polish_top", low=0, integer=True)
@@ -221,7 +232,7 @@ def _cardinal_relaxation(
     m, n = x.shape
     n_ordered = len(prob.d)
     if polish_starts is None:
-        polish_starts = int(np.clip(2e6 / max(1, n_ordered * n), 16, 128))
+        polish_starts = int(np.clip(2e6 / max(1, n_ordered * n), 16, 48))
     if n_ordered == 0:  # every model ties with every other: nothing to reverse
         return _finish_cardinal(prob, hi_np.copy(), "relaxation", seconds=time.perf_counter() - t0)
     xs = torch.tensor(x, dtype=torch.float64)

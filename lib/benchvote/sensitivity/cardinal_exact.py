@@ -136,6 +136,19 @@ def cardinal_sensitivity_exact(
     if triangle_cuts is not None and not isinstance(triangle_cuts, (bool, np.bool_)):
         raise TypeError(f"triangle_cuts must be True, False or None, got {triangle_cuts!r}")
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
+    return _solve_exact(prob, method, time_limit, triangle_cuts, seed, t0)
+
+
+def _solve_exact(
+    prob: _CardinalProblem,
+    method: str,
+    time_limit: float,
+    triangle_cuts: bool | None,
+    seed: int,
+    t0: float,
+    incumbent: np.ndarray | None = None,
+) -> CardinalSensitivity:
+    """Dispatch a set-up problem to the box search or the MILP (``incumbent``: weights to start the box search from)."""
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
         return _finish_cardinal(
             prob,
@@ -146,7 +159,7 @@ def cardinal_sensitivity_exact(
             seconds=time.perf_counter() - t0,
         )
     if method == "boxes" or (method == "auto" and prob.x.shape[1] <= 10):
-        return _cardinal_boxes(prob, time_limit, seed, t0)
+        return _cardinal_boxes(prob, time_limit, seed, t0, incumbent=incumbent)
     return _cardinal_milp(prob, time_limit, triangle_cuts, t0)
 
 
@@ -231,15 +244,39 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
 
 
 def _cardinal_boxes(
-    prob: _CardinalProblem, time_limit: float, seed: int, t0: float, cells: float = 2e7
+    prob: _CardinalProblem,
+    time_limit: float,
+    seed: int,
+    t0: float,
+    incumbent: np.ndarray | None = None,
+    group: int = 2048,
+    dive: int = 64,
 ) -> CardinalSensitivity:
     """Branch and bound over boxes of weights (see :func:`cardinal_sensitivity_exact`).
 
-    Pruning compares a box's bound (pairs that may satisfy the condition
-    somewhere in it, rounding resolved in their favour) with the incumbent's
-    robust count (pairs that satisfy it beyond rounding), so float error can
-    only keep a box open, never discard the optimum.
+    **Bounds.**  Pair k can satisfy the condition somewhere in box [l, h]
+    only if ``low_k = d_k+ . l + d_k- . h`` is below its rounding margin, and
+    it satisfies it everywhere in the box when ``high_k = d_k+ . h + d_k- . l``
+    is below minus the margin.  A box's bound is the number of pairs that may
+    satisfy the condition in it; its centre, where ``d_k . a = (low_k + high_k) / 2``,
+    gives a count that is achieved.  Pruning compares a bound (rounding resolved
+    in the pair's favour) with the incumbent's robust count (beyond rounding),
+    so float error can only keep a box open, never discard the optimum.
+
+    **Groups.**  Boxes are handled in groups that share one list of pairs: the
+    pairs undecided in at least one of the group's parent boxes.  A pair left
+    out is, in each box, either reversed everywhere (counted in the box's
+    ``base``) or nowhere, so deep in the tree every box is evaluated on the few
+    hundred pairs whose hyperplanes still cut it instead of on all of them.
+
+    **Order.**  Best first: the group with the largest bound is taken from a
+    heap and searched depth first for ``dive`` steps (so that memory stays
+    small); what is left goes back on the heap.  When time runs out, the
+    largest bound on the heap is a certified upper bound, and it only
+    decreases as the search goes on.
     """
+
+    import heapq
 
     lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
     n = d.shape[1]
@@ -247,50 +284,76 @@ def _cardinal_boxes(
     # (its smallest value over the box is at least its rounding margin, so it never counts robustly)
     live = (np.maximum(d, 0.0) @ lo + np.minimum(d, 0.0) @ hi) < slack
     d, slack = d[live], slack[live]
-    d_pos, d_neg, d_abs = np.maximum(d, 0.0), np.minimum(d, 0.0), np.abs(d)
-    # first incumbent: exact coordinate search from a few seeded random starts
+    signed = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)])  # low = signed @ [l, h]
+    d_abs = np.abs(d)
+    # first incumbent: the caller's weights, and an exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
     best_a, best = hi.copy(), prob.robust_count(hi)
-    for _ in range(8):
-        a, _ = _coordinate_polish(d, np.exp(rng.uniform(np.log(lo), np.log(hi))), lo, hi, rng)
+    starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
+    starts += [np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(4 if incumbent is not None else 8)]
+    for a0 in starts:
+        a, _ = _coordinate_polish(d, a0, lo, hi, rng)
         count = prob.robust_count(a)
         if count > best:
             best_a, best = a, count
-    # one face per weight: a_t at its upper end
-    box_lo, box_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
-    box_lo[np.arange(n), np.arange(n)] = hi
-    batch = int(max(16, cells // max(1, len(d))))
+    # one face per weight: a_t at its upper end (every weight vector scales onto one of them)
+    face_lo, face_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
+    face_lo[np.arange(n), np.arange(n)] = hi
+    heap = [(-len(d), 0, face_lo, face_hi, np.arange(len(d)), np.zeros(n, dtype=np.int64))]
+    tick = 1
     finished = True
-    while len(box_lo):
+    while heap and -heap[0][0] > best:
         if time.perf_counter() - t0 > time_limit:
             finished = False
             break
-        lo_b, hi_b = box_lo[-batch:], box_hi[-batch:]
-        box_lo, box_hi = box_lo[:-batch], box_hi[:-batch]
-        reachable = (d_pos @ lo_b.T + d_neg @ hi_b.T) < slack[:, None]  # pairs x boxes: possible somewhere in the box
-        bound = reachable.sum(axis=0)
-        centre = (lo_b + hi_b) / 2
-        at_centre = (d @ centre.T < -slack[:, None]).sum(axis=0)
-        k = int(np.argmax(at_centre))
-        if at_centre[k] > best:
-            best_a, best = centre[k], int(at_centre[k])
-        keep = bound > best
-        if not keep.any():
-            continue
-        lo_b, hi_b, reachable = lo_b[keep], hi_b[keep], reachable[:, keep]
-        undecided = reachable & ((d_pos @ hi_b.T + d_neg @ lo_b.T) > -slack[:, None])  # sign changes inside
-        width = d_abs.T @ undecided  # weights x boxes: how much each width loosens the bound
-        split = np.argmax(width * (hi_b - lo_b).T, axis=0)
-        rows = np.arange(len(lo_b))
-        mid = (lo_b[rows, split] + hi_b[rows, split]) / 2
-        left_hi, right_lo = hi_b.copy(), lo_b.copy()
-        left_hi[rows, split], right_lo[rows, split] = mid, mid
-        box_lo = np.concatenate([box_lo, lo_b, right_lo])
-        box_hi = np.concatenate([box_hi, left_hi, hi_b])
-    upper = best
-    for start in range(0, len(box_lo), batch):  # bound over the boxes left open at the time limit
-        reachable = (d_pos @ box_lo[start : start + batch].T + d_neg @ box_hi[start : start + batch].T) < slack[:, None]
-        upper = max(upper, int(reachable.sum(axis=0).max()))
+        top, _, *item = heapq.heappop(heap)
+        stack = [(*item, -top)]
+        for _ in range(dive):
+            if not stack or time.perf_counter() - t0 > time_limit:
+                break
+            box_lo, box_hi, idx, base, top = stack.pop()
+            if top <= best:
+                continue
+            sub, s = d[idx], slack[idx][:, None]
+            low = signed[idx] @ np.hstack([box_lo, box_hi]).T  # pairs x boxes: smallest d . a in the box
+            total = sub @ (box_lo + box_hi).T  # twice d . a at the centre
+            reach = low < s
+            bound = base + reach.sum(axis=0)
+            at_centre = base + (total < -2.0 * s).sum(axis=0)
+            k = int(np.argmax(at_centre))
+            if at_centre[k] > best:
+                best_a, best = (box_lo[k] + box_hi[k]) / 2, int(at_centre[k])
+            keep = bound > best
+            if not keep.any():
+                continue
+            box_lo, box_hi, base, bound = box_lo[keep], box_hi[keep], base[keep], bound[keep]
+            sure = (total - low)[:, keep] < -s  # largest d . a in the box below the margin
+            undecided = reach[:, keep] & ~sure
+            # halve each box along the weight whose width loosens its bound most
+            split = np.argmax((d_abs[idx].T @ undecided) * (box_hi - box_lo).T, axis=0)
+            rows = np.arange(len(box_lo))
+            mid = (box_lo[rows, split] + box_hi[rows, split]) / 2
+            left_hi, right_lo = box_hi.copy(), box_lo.copy()
+            left_hi[rows, split], right_lo[rows, split] = mid, mid
+            half = max(1, group // 2)
+            for c in range(0, len(box_lo), half):
+                part = slice(c, c + half)
+                inside = undecided[:, part].any(axis=1)  # the children's shared list of pairs
+                child_base = base[part] + (sure[:, part] & ~inside[:, None]).sum(axis=0)
+                stack.append(
+                    (
+                        np.concatenate([box_lo[part], right_lo[part]]),
+                        np.concatenate([left_hi[part], box_hi[part]]),
+                        idx[inside],
+                        np.concatenate([child_base, child_base]),
+                        int(bound[part].max()),
+                    )
+                )
+        for box_lo, box_hi, idx, base, top in stack:
+            if top > best:
+                heapq.heappush(heap, (-top, tick, box_lo, box_hi, idx, base))
+                tick += 1
+    upper = max(best, -heap[0][0]) if heap else best
     best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
     return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
 

@@ -13,7 +13,6 @@ import pandas as pd
 
 from .._validation import (
     as_label_list,
-    as_score_frame,
     as_score_matrix,
     check_choice,
     check_number,
@@ -111,7 +110,9 @@ class OrdinalSensitivity:
 
 def _ordinal_setup(scores, protected, higher_is_better):
     scores, higher_is_better = split_table(scores, higher_is_better)
-    scores = as_score_frame(scores, allow_nan=True)
+    mat = as_score_matrix(scores, allow_nan=True)
+    if not mat.labelled:  # what as_score_frame does, keeping the validated matrix for the check below
+        scores = pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
     if protected is None:
         protected = default_protected(scores, higher_is_better)
     protected = as_label_list(protected, "protected", scores.index)
@@ -120,8 +121,34 @@ def _ordinal_setup(scores, protected, higher_is_better):
     pool = [x for x in scores.index if x not in set(protected)]
     if not pool:
         raise ValueError("every model is protected: there is nothing to add")
+    block = mat.values[scores.index.get_indexer(protected)]
+    if np.array_equal(block, np.broadcast_to(block[0], block.shape), equal_nan=True):
+        # identical protected rows (same scores, same missing cells) tie with each other in every field:
+        # no added set can order them, so the answer is 0 without computing any margin
+        direction_of(mat, higher_is_better)  # still validated
+        return scores, protected, pool, None
     fm = field_margins(scores, higher_is_better, protected=protected, pool=pool)
     return scores, protected, pool, fm
+
+
+def _all_tied(protected, pool, method, t0):
+    """The result when the protected models are identical: nothing is ordered, so nothing can be reversed (proven)."""
+    p = len(protected)
+    ties = np.full(p, (p + 1) / 2.0)
+    return OrdinalSensitivity(
+        tau_distance=0.0,
+        mrc=max_rank_change(ties, ties),
+        n_flipped=0,
+        added=(),
+        protected=protected,
+        ranking_before=pd.Series(ties, index=pd.Index(protected), name="before"),
+        ranking_after=pd.Series(ties.copy(), index=pd.Index(protected), name="after"),
+        method=method,
+        upper_bound=0.0,
+        optimal=True,
+        seconds=time.perf_counter() - t0,
+        pool=pool,
+    )
 
 
 def _finish_ordinal(
@@ -269,6 +296,8 @@ def ordinal_sensitivity(
     lam = check_number(lam, "lam", low=0.0)
     seed = check_number(seed, "seed", low=0, integer=True)
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    if fm is None:
+        return _all_tied(protected, pool, "relaxation", t0)
     p, q = len(protected), len(pool)
     if not (np.asarray(fm.base, dtype=float) > 0).any():  # every protected pair ties: nothing can be reversed
         return _finish_ordinal(
@@ -280,6 +309,8 @@ def ordinal_sensitivity(
             higher_is_better,
             "relaxation",
             restarts=0,
+            upper=0,
+            optimal=True,
             seconds=time.perf_counter() - t0,
         )
     own = torch.tensor(np.array([float(v) for v in np.ravel(fm.own)]), dtype=torch.float64) / fm.scale
@@ -414,9 +445,11 @@ def ordinal_sensitivity_exact(
     max_enumeration = check_number(max_enumeration, "max_enumeration", low=0, high=26, integer=True)
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
     q = len(pool)
-    a_idx, b_idx = _ordered_pairs(fm)
     if method == "auto":
         method = "enumerate" if q <= max_enumeration else "milp"
+    if fm is None:
+        return _all_tied(protected, pool, method, t0)
+    a_idx, b_idx = _ordered_pairs(fm)
     if len(a_idx) == 0:
         return _finish_ordinal(
             scores,
