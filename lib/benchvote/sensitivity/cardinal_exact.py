@@ -299,15 +299,20 @@ def _cardinal_boxes(
     # one face per weight: a_t at its upper end (every weight vector scales onto one of them)
     face_lo, face_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
     face_lo[np.arange(n), np.arange(n)] = hi
-    heap = [(-len(d), 0, face_lo, face_hi, np.arange(len(d)), np.zeros(n, dtype=np.int64))]
+    # a group: its boxes' lower and upper ends, the pairs it carries, each box's count of pairs reversed everywhere
+    heap: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = [
+        (-len(d), 0, face_lo, face_hi, np.arange(len(d)), np.zeros(n, dtype=np.int64))
+    ]
     tick = 1
     finished = True
     while heap and -heap[0][0] > best:
         if time.perf_counter() - t0 > time_limit:
             finished = False
             break
-        top, _, *item = heapq.heappop(heap)
-        stack = [(*item, -top)]
+        neg_top, _, box_lo, box_hi, idx, base = heapq.heappop(heap)
+        stack: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = [
+            (box_lo, box_hi, idx, base, -neg_top)
+        ]
         for _ in range(dive):
             if not stack or time.perf_counter() - t0 > time_limit:
                 break
