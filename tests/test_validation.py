@@ -452,3 +452,16 @@ class TestHelpers:
             bv.mean_score(s)
         with pytest.raises(ValueError, match="duplicated column labels"):
             bv.rank(s)
+
+
+def test_score_frame_and_matrix_is_one_validation_of_both():
+    from benchvote._validation import as_score_frame, score_frame_and_matrix
+
+    frame, mat = score_frame_and_matrix([[1.0, np.nan], [2.0, 3.0]], allow_nan=True)
+    assert frame.equals(as_score_frame([[1.0, np.nan], [2.0, 3.0]], allow_nan=True))
+    assert np.array_equal(frame.to_numpy(), mat.values, equal_nan=True) and not mat.labelled
+    labelled = pd.DataFrame({"t": [1.0, 2.0]}, index=["A", "B"])
+    frame, mat = score_frame_and_matrix(labelled)
+    assert frame is labelled and mat.labelled and list(mat.models) == ["A", "B"]
+    with pytest.raises(ValueError, match="NaN|missing"):
+        score_frame_and_matrix([[1.0, np.nan], [2.0, 3.0]])

@@ -21,6 +21,7 @@ __all__ = [
     "UnknownLabelError",
     "as_label_list",
     "as_score_frame",
+    "score_frame_and_matrix",
     "as_float_array",
     "check_frame",
     "check_choice",
@@ -285,10 +286,15 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
 
 def as_score_frame(scores: Any, **kwargs: Any) -> pd.DataFrame:
     """Validate like :func:`as_score_matrix` and return a DataFrame (integer labels for arrays)."""
+    return score_frame_and_matrix(scores, **kwargs)[0]
+
+
+def score_frame_and_matrix(scores: Any, **kwargs: Any) -> tuple[pd.DataFrame, ScoreMatrix]:
+    """:func:`as_score_frame` and the validated :class:`ScoreMatrix` behind it, from one validation."""
     mat = as_score_matrix(scores, **kwargs)
     if mat.labelled:
-        return scores
-    return pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
+        return scores, mat
+    return pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks)), mat
 
 
 def constant_tasks(values: np.ndarray, tol: float) -> np.ndarray:

@@ -143,7 +143,7 @@ def cardinal_sensitivity(
     >>> cardinal_sensitivity(s, eps=0.1).optimal  # two tasks: the exact search proves it
     True
     """
-    from .cardinal_exact import _solve_exact, cardinal_sensitivity_exact
+    from .cardinal_exact import _solve_exact
 
     scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(method, "method", ("auto", "exact", "relaxation"))
@@ -157,7 +157,6 @@ def cardinal_sensitivity(
     seed = check_number(seed, "seed", low=0, integer=True)
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
     relaxation: dict[str, Any] = dict(
-        normalize=normalize,
         restarts=restarts,
         steps=steps,
         lr=lr,
@@ -166,37 +165,26 @@ def cardinal_sensitivity(
         polish_top=polish_top,
         polish_starts=polish_starts,
         seed=seed,
-        tol=tol,
     )
-    if method == "relaxation":
-        return _cardinal_relaxation(scores, higher_is_better, eps, **relaxation)
-    exact_options: dict[str, Any] = dict(eps=eps, normalize=normalize, time_limit=time_limit, seed=seed, tol=tol)
-    if method == "exact":
-        return cardinal_sensitivity_exact(scores, higher_is_better, **exact_options)
     t0 = time.perf_counter()
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
+    if method == "relaxation":
+        return _relaxation(prob, t0=t0, **relaxation)
+    if method == "exact":
+        return _solve_exact(prob, "auto", time_limit, None, seed, t0)
     exact = None
     if prob.x.shape[1] <= AUTO_EXACT_MAX_TASKS:
         exact = _solve_exact(prob, "auto", time_limit, None, seed, t0)
         if exact.optimal:
             return exact
-    found = _relaxation(prob, **relaxation)
+    found = _relaxation(prob, t0=t0, **relaxation)
     seconds = time.perf_counter() - t0
     if exact is None:
-        return replace(found, seconds=seconds)
+        return found  # timed from t0 already
     if exact.n_flipped >= found.n_flipped:
         return replace(exact, seconds=seconds)
     proven = exact.upper_bound is not None and found.tau_distance >= exact.upper_bound
     return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds)
-
-
-def _cardinal_relaxation(
-    scores: Any, higher_is_better: Any, eps: float | None, *, normalize: str, tol: float, **options: Any
-) -> CardinalSensitivity:
-    """The relaxation and coordinate search of :func:`cardinal_sensitivity` (``method="relaxation"``)."""
-    t0 = time.perf_counter()
-    prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
-    return _relaxation(prob, t0=t0, **options)
 
 
 @_one_torch_thread
@@ -211,23 +199,15 @@ def _relaxation(
     polish_top: int,
     polish_starts: int | None,
     seed: int,
-    t0: float | None = None,
-    normalize: str | None = None,
-    tol: float | None = None,
+    t0: float,
 ) -> CardinalSensitivity:
-    """The relaxation of a set-up problem (``prob`` holds ``normalize`` and ``tol``; ``t0``: start of the timing)."""
+    """The relaxation and coordinate search of :func:`cardinal_sensitivity` on a set-up problem.
+
+    The options are validated by the caller; ``t0`` is when the timing started.
+    """
 
     torch = _import_torch()
 
-    if t0 is None:
-        t0 = time.perf_counter()
-    restarts = check_number(restarts, "restarts", low=1, integer=True)
-    steps = check_number(steps, "steps", low=0, integer=True)
-    polish_top = check_number(polish_top, "polish_top", low=0, integer=True)
-    polish_starts = check_number(polish_starts, "polish_starts", low=0, integer=True, allow_none=True)
-    lr = check_number(lr, "lr", low=0.0, low_open=True)
-    lam = check_number(lam, "lam", low=0.0)
-    seed = check_number(seed, "seed", low=0, integer=True)
     x, before, lo_np, hi_np = prob.x, prob.before, prob.lo, prob.hi
     m, n = x.shape
     n_ordered = len(prob.d)

@@ -17,6 +17,7 @@ from .._validation import (
     check_choice,
     check_number,
     direction_of,
+    score_frame_and_matrix,
     split_table,
 )
 from ..aggregation import mean_win_rate
@@ -110,9 +111,7 @@ class OrdinalSensitivity:
 
 def _ordinal_setup(scores, protected, higher_is_better):
     scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True)
-    if not mat.labelled:  # what as_score_frame does, keeping the validated matrix for the check below
-        scores = pd.DataFrame(mat.values, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
+    scores, mat = score_frame_and_matrix(scores, allow_nan=True)
     if protected is None:
         protected = default_protected(scores, higher_is_better)
     protected = as_label_list(protected, "protected", scores.index)
