@@ -259,7 +259,8 @@ def _cardinal_boxes(
     it satisfies it everywhere in the box when ``high_k = d_k+ . h + d_k- . l``
     is below minus the margin.  A box's bound is the number of pairs that may
     satisfy the condition in it; its centre, where ``d_k . a = (low_k + high_k) / 2``,
-    gives a count that is achieved.  Pruning compares a bound (rounding resolved
+    gives a count that is achieved; a centre that beats the incumbent is
+    improved further by the coordinate search.  Pruning compares a bound (rounding resolved
     in the pair's favour) with the incumbent's robust count (beyond rounding),
     so float error can only keep a box open, never discard the optimum.
 
@@ -326,8 +327,12 @@ def _cardinal_boxes(
             bound = base + reach.sum(axis=0)
             at_centre = base + (total < -2.0 * s).sum(axis=0)
             k = int(np.argmax(at_centre))
-            if at_centre[k] > best:
+            if at_centre[k] > best:  # a better centre: polish it too, so a poor first incumbent is soon replaced
                 best_a, best = (box_lo[k] + box_hi[k]) / 2, int(at_centre[k])
+                a, _ = _coordinate_polish(d, best_a, lo, hi, rng)
+                count = prob.robust_count(a)
+                if count > best:
+                    best_a, best = a, count
             keep = bound > best
             if not keep.any():
                 continue
