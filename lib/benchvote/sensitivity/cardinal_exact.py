@@ -320,12 +320,13 @@ def _cardinal_boxes(
             box_lo, box_hi, idx, base, top = stack.pop()
             if top <= best:
                 continue
-            sub, s = d[idx], slack[idx][:, None]
-            low = signed[idx] @ np.hstack([box_lo, box_hi]).T  # pairs x boxes: smallest d . a in the box
-            total = sub @ (box_lo + box_hi).T  # twice d . a at the centre
+            # boxes x pairs (rows are boxes, so that keeping some boxes copies whole rows)
+            sub, s = d[idx], slack[idx]
+            low = np.hstack([box_lo, box_hi]) @ signed[idx].T  # smallest d . a in each box
+            total = (box_lo + box_hi) @ sub.T  # twice d . a at each centre
             reach = low < s
-            bound = base + reach.sum(axis=0)
-            at_centre = base + (total < -2.0 * s).sum(axis=0)
+            bound = base + np.count_nonzero(reach, axis=1)
+            at_centre = base + np.count_nonzero(total < -2.0 * s, axis=1)
             k = int(np.argmax(at_centre))
             if at_centre[k] > best:  # a better centre: polish it too, so a poor first incumbent is soon replaced
                 best_a, best = (box_lo[k] + box_hi[k]) / 2, int(at_centre[k])
@@ -336,11 +337,13 @@ def _cardinal_boxes(
             keep = bound > best
             if not keep.any():
                 continue
-            box_lo, box_hi, base, bound = box_lo[keep], box_hi[keep], base[keep], bound[keep]
-            sure = (total - low)[:, keep] < -s  # largest d . a in the box below the margin
-            undecided = reach[:, keep] & ~sure
+            sure = (total - low) < -s  # largest d . a in the box below the margin
+            undecided = reach & ~sure
+            if not keep.all():
+                box_lo, box_hi, base, bound = box_lo[keep], box_hi[keep], base[keep], bound[keep]
+                sure, undecided = sure[keep], undecided[keep]
             # halve each box along the weight whose width loosens its bound most
-            split = np.argmax((d_abs[idx].T @ undecided) * (box_hi - box_lo).T, axis=0)
+            split = np.argmax((undecided @ d_abs[idx]) * (box_hi - box_lo), axis=1)
             rows = np.arange(len(box_lo))
             mid = (box_lo[rows, split] + box_hi[rows, split]) / 2
             left_hi, right_lo = box_hi.copy(), box_lo.copy()
@@ -348,8 +351,8 @@ def _cardinal_boxes(
             half = max(1, group // 2)
             for c in range(0, len(box_lo), half):
                 part = slice(c, c + half)
-                inside = undecided[:, part].any(axis=1)  # the children's shared list of pairs
-                child_base = base[part] + (sure[:, part] & ~inside[:, None]).sum(axis=0)
+                inside = undecided[part].any(axis=0)  # the children's shared list of pairs
+                child_base = base[part] + np.count_nonzero(sure[part] & ~inside, axis=1)
                 stack.append(
                     (
                         np.concatenate([box_lo[part], right_lo[part]]),
