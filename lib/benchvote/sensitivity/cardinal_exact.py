@@ -289,12 +289,17 @@ def _cardinal_boxes(
     d_abs = np.abs(d)
     # first incumbent: the caller's weights, and an exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
+
+    def polished(a0: np.ndarray) -> tuple[np.ndarray, int]:
+        """The coordinate search from ``a0`` and the robust count it reaches."""
+        a, _ = _coordinate_polish(d, a0, lo, hi, rng)
+        return a, prob.robust_count(a)
+
     best_a, best = hi.copy(), prob.robust_count(hi)
     starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
     starts += [np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(4 if incumbent is not None else 8)]
     for a0 in starts:
-        a, _ = _coordinate_polish(d, a0, lo, hi, rng)
-        count = prob.robust_count(a)
+        a, count = polished(a0)
         if count > best:
             best_a, best = a, count
     # one face per weight: a_t at its upper end (every weight vector scales onto one of them)
@@ -330,8 +335,7 @@ def _cardinal_boxes(
             k = int(np.argmax(at_centre))
             if at_centre[k] > best:  # a better centre: polish it too, so a poor first incumbent is soon replaced
                 best_a, best = (box_lo[k] + box_hi[k]) / 2, int(at_centre[k])
-                a, _ = _coordinate_polish(d, best_a, lo, hi, rng)
-                count = prob.robust_count(a)
+                a, count = polished(best_a)
                 if count > best:
                     best_a, best = a, count
             keep = bound > best
