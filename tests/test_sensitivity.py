@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from itertools import combinations, product
 from math import comb
 
@@ -86,10 +87,68 @@ class TestCardinalExact:
 
     @pytest.mark.parametrize("seed", range(12))
     def test_box_search_matches_brute_force(self, seed):
+        from benchvote.sensitivity._problem import _cardinal_setup
+        from benchvote.sensitivity.cardinal_exact import _cardinal_boxes
+
         s = random_cardinal(seed, n=2 + seed % 4)
+        if seed % 3 == 0:
+            s = np.round(s, 1)  # coarse scores: ties, and hyperplanes through the corners of boxes
         r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
         assert r.optimal and r.method == "boxes" and r.upper_bound == r.tau_distance
-        assert r.n_flipped == brute_cardinal(s, 0.05)
+        brute = brute_cardinal(s, 0.05)
+        assert r.n_flipped == brute
+        # single_from=0 screens every step in float32 (by default only big steps are): with the
+        # widened boxes and float32 margins it must still reach the maximum and prove it
+        prob = _cardinal_setup(s, True, 0.05, "none", 1e-9)
+        single = _cardinal_boxes(prob, 60.0, 0, time.perf_counter(), single_from=0)
+        assert single.optimal and single.n_flipped == brute
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_single_precision_screening_is_sound(self, seed):
+        # float32 screening of boxes, checked against exact rational arithmetic on pairs whose
+        # hyperplanes touch a corner of the box (within float64 rounding): a pair that can satisfy the
+        # condition in a box must be reachable in float32, and "reversed everywhere" must be true
+        from fractions import Fraction
+
+        from benchvote.sensitivity.cardinal_exact import _extremes, _single_precision
+
+        rng = np.random.default_rng(seed)
+        n, k = 3 + seed, 200
+        hi = np.full(n, 1.0 + seed)
+        box_lo = rng.uniform(0.01, 0.5, size=(8, n)) * hi
+        box_hi = box_lo + rng.uniform(0.0, 0.5, size=(8, n)) * hi
+        d = rng.normal(scale=10.0 ** rng.integers(-3, 3, size=(k, 1)), size=(k, n))
+        d[:, 0] = np.abs(d[:, 0]) + 0.1  # a positive first entry to move the hyperplane
+        corner = np.where(d > 0, box_lo[0], box_hi[0])
+        tangent = rng.random(k) < 0.5  # these rows have their smallest value over box 0 at about zero
+        d[tangent, 0] -= (d[tangent] * corner[tangent]).sum(axis=1) / corner[tangent, 0]
+        d[tangent, 0] = np.maximum(d[tangent, 0], 1e-3)
+        signed32, margin32 = _single_precision(d, np.zeros(k), hi)
+        low32, high32 = _extremes(box_lo, box_hi, signed32)
+        for b in range(len(box_lo)):
+            for p in range(k):
+                lo_f = [Fraction(v) for v in box_lo[b]]
+                hi_f = [Fraction(v) for v in box_hi[b]]
+                dv = [Fraction(v) for v in d[p]]
+                low = sum(v * (lo_f[t] if v > 0 else hi_f[t]) for t, v in enumerate(dv))
+                high = sum(v * (hi_f[t] if v > 0 else lo_f[t]) for t, v in enumerate(dv))
+                if low < 0:
+                    assert low32[b, p] < margin32[p]
+                if high32[b, p] < -margin32[p]:
+                    assert high < 0
+        assert (np.abs(low32[0, tangent]) < margin32[tangent]).any()  # the tangent rows are really close
+
+    @pytest.mark.parametrize("normalize", ["none", "zscore"])
+    def test_box_search_single_and_double_precision_agree(self, normalize):
+        from benchvote.sensitivity._problem import _cardinal_setup
+        from benchvote.sensitivity.cardinal_exact import _cardinal_boxes
+
+        for seed in range(3):
+            s = random_cardinal(300 + seed, m=60, n=5 + seed)
+            prob = _cardinal_setup(s, True, 0.01, normalize, 1e-9)
+            runs = [_cardinal_boxes(prob, 60.0, 0, time.perf_counter(), single_from=f) for f in (0, 2**62)]
+            assert all(r.optimal for r in runs)
+            assert runs[0].n_flipped == runs[1].n_flipped and runs[0].upper_bound == runs[1].upper_bound
 
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
     def test_box_search_and_milp_agree_on_larger_instances(self, normalize):
