@@ -938,3 +938,33 @@ class TestExactRecountAndFastPaths:
             for limit in (0.05, 0.3, 1.0)
         ]
         assert bounds[0] >= bounds[1] >= bounds[2]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coordinate_search_stops_where_no_single_weight_helps(seed):
+    """The coordinate search's line search against a plain scan of every interval between thresholds.
+
+    At the point it returns, no change of one weight inside its bounds reverses more pairs
+    (each coordinate's count is checked directly at both ends, every threshold's neighbours
+    and every midpoint between thresholds), and the count it reports is the direct count there.
+    Rounded tables give repeated thresholds.
+    """
+    from benchvote.sensitivity._problem import _coordinate_polish
+
+    rng = np.random.default_rng(seed)
+    m, n = 14, 3 + seed % 3
+    d = rng.normal(size=(m * (m - 1) // 2, n))
+    if seed % 2 == 0:
+        d = np.round(d, 1)  # ties among thresholds, zero entries
+    lo, hi = np.full(n, 0.2), np.full(n, 5.0)
+    a, best = _coordinate_polish(d, np.exp(rng.uniform(np.log(lo), np.log(hi))), lo, hi, rng)
+    assert np.all((a >= lo) & (a <= hi))
+    assert best == int((d @ a < 0).sum())
+    for t in range(n):
+        c = d @ a - d[:, t] * a[t]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cuts = -c / d[:, t]
+        cuts = np.unique(np.r_[lo[t], hi[t], cuts[np.isfinite(cuts) & (cuts > lo[t]) & (cuts < hi[t])]])
+        scan = np.r_[cuts, (cuts[:-1] + cuts[1:]) / 2]
+        counts = ((c[:, None] + d[:, t, None] * scan[None, :]) < 0).sum(axis=0)
+        assert counts.max() <= best, (t, counts.max(), best)

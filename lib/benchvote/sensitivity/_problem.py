@@ -365,23 +365,28 @@ def _coordinate_polish(
     g = d @ a
     best = int((g < 0).sum())
     n = d.shape[1]
-    columns = [d[:, t] for t in range(n)]
-    signs = [(col > 0, col < 0) for col in columns]
+    # per weight, once: the pairs it raises, lowers and leaves alone, and its entries on the first two
+    columns = []
+    for t in range(n):
+        col = d[:, t]
+        pos, neg = np.flatnonzero(col > 0), np.flatnonzero(col < 0)
+        columns.append((col, pos, neg, np.flatnonzero(col == 0), col[pos], col[neg]))
     for _ in range(max_sweeps):
         improved = False
         for t in rng.permutation(n):
-            dt = columns[t]
-            pos, neg = signs[t]
-            c = g - dt * a[t]
-            low, high = lo[t], hi[t]
-            fixed = int((c[~pos & ~neg] < 0).sum())
-            bpos = -c[pos] / dt[pos]  # reversed for a_t below the threshold
-            bneg = -c[neg] / dt[neg]  # reversed for a_t above the threshold
+            dt, pos, neg, zero, dpos, dneg = columns[t]
+            at, low, high = a[t], lo[t], hi[t]
+            # c = g - dt a_t is the pairs' values without weight t; only its parts are formed here
+            fixed = int((g[zero] < 0).sum())
+            bpos = -(g[pos] - dpos * at) / dpos  # reversed for a_t below the threshold
+            bneg = -(g[neg] - dneg * at) / dneg  # reversed for a_t above the threshold
             # thresholds outside [low, high] contribute a constant; only the inner ones need sorting
             fixed += int((bpos >= high).sum()) + int((bneg <= low).sum())
             bpos = np.sort(bpos[(bpos > low) & (bpos < high)])
             bneg = np.sort(bneg[(bneg > low) & (bneg < high)])
-            cuts = np.unique(np.concatenate([[low, high], bpos, bneg]))
+            cuts = np.concatenate([[low, high], bpos, bneg])
+            cuts.sort(kind="stable")  # merges the sorted runs
+            cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
             cand = np.concatenate([[low, high], (cuts[:-1] + cuts[1:]) / 2])
             counts = (
                 fixed
@@ -390,7 +395,7 @@ def _coordinate_polish(
             )
             k = int(np.argmax(counts))
             if counts[k] > best:
-                g = c + dt * cand[k]
+                g = (g - dt * at) + dt * cand[k]
                 a[t] = cand[k]
                 best = int(counts[k])
                 improved = True

@@ -1,0 +1,71 @@
+"""The bench scripts' own bookkeeping (not their timings, which are never asserted)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sensitivity_bench():
+    spec = importlib.util.spec_from_file_location("bench_sensitivity", ROOT / "bench" / "sensitivity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _frame(rows):
+    return pd.DataFrame(rows, columns=["leaderboard", "kind", "tau exact", "exact proven"]).set_index("leaderboard")
+
+
+def test_exact_values_change_only_to_a_proof(sensitivity_bench):
+    old = pd.read_csv(
+        io.StringIO(
+            "leaderboard,kind,tau exact,exact proven\n"
+            "A,cardinal,0.5,True\n"  # proven earlier, not now: kept
+            "B,cardinal,,\n"  # nothing shipped, nothing proven now: stays empty
+            "C,cardinal,0.2,True\n"  # proven again now with the same value
+            "D,ordinal,0.1,\n"  # unproven before, proven now: replaced
+        ),
+        index_col="leaderboard",
+    )
+    new = _frame(
+        [
+            ("A", "cardinal", 0.45, False),
+            ("B", "cardinal", 0.3, False),
+            ("C", "cardinal", 0.2, True),
+            ("D", "ordinal", 0.15, True),
+            ("E", "ordinal", 0.7, False),  # a board the shipped table does not have yet
+        ]
+    )
+    out = sensitivity_bench.keep_earlier_exact(new, old)
+    assert out.loc["A", "tau exact"] == 0.5 and out.loc["A", "exact proven"] is True
+    assert np.isnan(out.loc["B", "tau exact"]) and pd.isna(out.loc["B", "exact proven"])
+    assert out.loc["C", "tau exact"] == 0.2 and bool(out.loc["C", "exact proven"])
+    assert out.loc["D", "tau exact"] == 0.15 and bool(out.loc["D", "exact proven"])
+    assert out.loc["E", "tau exact"] == 0.7 and not bool(out.loc["E", "exact proven"])
+    # the input is not modified, and the table round-trips through csv as the book reads it
+    assert new.loc["A", "tau exact"] == 0.45
+    back = pd.read_csv(io.StringIO(out.to_csv(float_format="%.12g")), index_col="leaderboard")
+    assert back.loc["A", "exact proven"] == True  # noqa: E712  (read back as a cell, not a Python bool)
+    assert pd.isna(back.loc["B", "exact proven"])
+
+
+def test_shipped_table_survives_a_run_that_proves_less(sensitivity_bench):
+    """The committed data table, merged with a run that proves nothing, comes back unchanged."""
+    shipped = pd.read_csv(ROOT / "data" / "benchbench_sensitivity.csv", index_col="leaderboard")
+    unproven = shipped.copy()
+    unproven["tau exact"] = 0.0
+    unproven["exact proven"] = False
+    out = sensitivity_bench.keep_earlier_exact(unproven, shipped)
+    pd.testing.assert_series_equal(out["tau exact"], shipped["tau exact"].astype(float))
+    assert list(out["exact proven"].map(lambda v: "" if pd.isna(v) else bool(v))) == list(
+        shipped["exact proven"].map(lambda v: "" if pd.isna(v) else bool(v))
+    )
