@@ -110,7 +110,7 @@ class TestCardinalExact:
         # condition in a box must be reachable in float32, and "reversed everywhere" must be true
         from fractions import Fraction
 
-        from benchvote.sensitivity.cardinal_exact import _extremes, _single_precision
+        from benchvote.sensitivity.cardinal_exact import _extremes, _float32_margin
 
         rng = np.random.default_rng(seed)
         n, k = 3 + seed, 200
@@ -123,7 +123,8 @@ class TestCardinalExact:
         tangent = rng.random(k) < 0.5  # these rows have their smallest value over box 0 at about zero
         d[tangent, 0] -= (d[tangent] * corner[tangent]).sum(axis=1) / corner[tangent, 0]
         d[tangent, 0] = np.maximum(d[tangent, 0], 1e-3)
-        signed32, margin32 = _single_precision(d, np.zeros(k), hi)
+        signed32 = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)]).astype(np.float32)
+        margin32 = _float32_margin(d, np.zeros(k), hi)
         low32, high32 = _extremes(box_lo, box_hi, signed32)
         for b in range(len(box_lo)):
             for p in range(k):

@@ -301,7 +301,7 @@ def _cardinal_boxes(
     d, slack = d[live], slack[live]
     signed = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)])  # low = signed @ [l, h]
     d_abs = np.abs(d).astype(np.float32)  # only for choosing the weight to split
-    signed32, margin32 = _single_precision(d, slack, hi)
+    signed32, margin32 = signed.astype(np.float32), _float32_margin(d, slack, hi)
     # first incumbent: the caller's weights, and an exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
 
@@ -397,8 +397,8 @@ def _cardinal_boxes(
     return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
 
 
-def _single_precision(d: np.ndarray, slack: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float32 copies of ``[d+, d-]`` and per-pair margins for screening boxes inside ``[0, hi]``.
+def _float32_margin(d: np.ndarray, slack: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per-pair margins for screening boxes inside ``[0, hi]`` with the float32 copy of ``[d+, d-]``.
 
     For a box whose float32 ends ``c`` satisfy ``0 <= c <= hi32`` (``hi`` rounded
     up), the float32 value of ``[d+, d-] . c`` differs from the exact value with
@@ -410,8 +410,7 @@ def _single_precision(d: np.ndarray, slack: np.ndarray, hi: np.ndarray) -> tuple
     n = d.shape[1]
     _, hi32 = _widen_to_float32(hi, hi)
     err = 2.0 * (2 * n + 4) * 2.0**-24 * (np.abs(d) @ hi32.astype(float))
-    signed = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)])
-    return signed.astype(np.float32), _float32_up(slack + err)
+    return _float32_up(slack + err)
 
 
 def _extremes(box_lo: np.ndarray, box_hi: np.ndarray, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
