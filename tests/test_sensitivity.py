@@ -969,3 +969,18 @@ def test_coordinate_search_stops_where_no_single_weight_helps(seed):
         scan = np.r_[cuts, (cuts[:-1] + cuts[1:]) / 2]
         counts = ((c[:, None] + d[:, t, None] * scan[None, :]) < 0).sum(axis=0)
         assert counts.max() <= best, (t, counts.max(), best)
+
+
+@pytest.mark.parametrize("cols", [1, 255, 256, 65535, 65536, 70001])
+def test_row_counts_match_count_nonzero(cols):
+    """The byte-summing row count against numpy's count_nonzero, on both sides of its accumulator switch."""
+    from benchvote.sensitivity.cardinal_exact import _count_rows
+
+    rng = np.random.default_rng(cols)
+    mask = rng.random((3, cols)) < 0.5
+    mask[0] = True  # a full row: the largest count each accumulator must hold
+    mask[1] = False
+    counts = _count_rows(mask)
+    assert counts.dtype == np.int64
+    assert np.array_equal(counts, np.count_nonzero(mask, axis=1))
+    assert np.array_equal(_count_rows(mask[:, ::-1].copy()), counts)  # the order of the pairs does not matter
