@@ -26,6 +26,8 @@ under a minute on every other board).  Before any timing, each side's timed
 functions run once on a small random table (imports, torch's kernels): up to
 the run at 2a7e4a4 only benchvote was warmed, so benchbench's first board
 (GLUE) carried its one-off cost of about 1.3 s and its ratio was overstated.
+On our side the warm-up also loads the box search's numba kernels from
+numba's disk cache (or compiles them, a few seconds, on a fresh install).
 
 What is timed for benchvote is the default entry point a user calls:
 ``cardinal_sensitivity(values, eps=0.01, normalize="zscore")`` (``method="auto"``:

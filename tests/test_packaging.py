@@ -62,7 +62,7 @@ def test_the_wheel_holds_the_tables_the_type_marker_and_the_licence(clean_venv):
 def test_declared_dependencies_are_what_the_library_imports():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {re.split(r"[<>=\[ ;]", d)[0].lower() for d in project["dependencies"]}
-    assert declared == {"numpy", "pandas", "scipy", "scikit-learn", "tqdm"}
+    assert declared == {"numpy", "pandas", "scipy", "scikit-learn", "tqdm", "numba"}
     extras = project["optional-dependencies"]
     assert any(d.startswith("torch") for d in extras["relaxation"])
     assert project["scripts"] == {"benchvote": "benchvote.cli:main"}
@@ -76,7 +76,7 @@ def test_declared_dependencies_are_what_the_library_imports():
                 imported.add(node.module.split(".")[0])
     third_party = imported - set(sys.stdlib_module_names) - {"benchvote", "__future__"}
     optional = {"torch", "matplotlib", "ipywidgets"}
-    assert third_party == {"numpy", "pandas", "scipy", "sklearn", "tqdm"} | optional
+    assert third_party == {"numpy", "pandas", "scipy", "sklearn", "tqdm", "numba"} | optional
 
 
 def test_every_table_loads_outside_the_checkout(clean_venv, tmp_path):

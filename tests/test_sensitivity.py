@@ -97,59 +97,126 @@ class TestCardinalExact:
         assert r.optimal and r.method == "boxes" and r.upper_bound == r.tau_distance
         brute = brute_cardinal(s, 0.05)
         assert r.n_flipped == brute
-        # single_from=0 screens every step in float32 (by default only big steps are): with the
-        # widened boxes and float32 margins it must still reach the maximum and prove it
+        # the order of the search (one box per group and one level per dive, or everything at once;
+        # the split weight chosen from one sampled pair) must not change the maximum or its proof
         prob = _cardinal_setup(s, True, 0.05, "none", 1e-9)
-        single = _cardinal_boxes(prob, 60.0, 0, time.perf_counter(), single_from=0)
-        assert single.optimal and single.n_flipped == brute
+        for group, dive, sample in ((1, 1, 1), (4096, 1000, 64)):
+            other = _cardinal_boxes(prob, 60.0, 0, time.perf_counter(), group=group, dive=dive, sample=sample)
+            assert other.optimal and other.n_flipped == brute
 
     @pytest.mark.parametrize("seed", range(4))
-    def test_single_precision_screening_is_sound(self, seed):
-        # float32 screening of boxes, checked against exact rational arithmetic on pairs whose
-        # hyperplanes touch a corner of the box (within float64 rounding): a pair that can satisfy the
-        # condition in a box must be reachable in float32, and "reversed everywhere" must be true
+    def test_halving_updates_are_sound(self, seed):
+        # the box kernels against exact rational arithmetic, on pairs whose hyperplanes touch a corner of
+        # the box (within float64 rounding): every box on a random path of J_MAX + 4 halvings (so the
+        # values are recomputed from the box's ends once on the way) must keep a pair that can satisfy the
+        # condition in it reachable, and may call it reversed everywhere only when it is
         from fractions import Fraction
 
-        from benchvote.sensitivity.cardinal_exact import _extremes, _float32_margin
+        from benchvote.sensitivity._boxes import J_MAX, box_margins, evaluate_boxes, halve_boxes
 
         rng = np.random.default_rng(seed)
-        n, k = 3 + seed, 200
+        n, k = 3 + seed, 120
         hi = np.full(n, 1.0 + seed)
-        box_lo = rng.uniform(0.01, 0.5, size=(8, n)) * hi
-        box_hi = box_lo + rng.uniform(0.0, 0.5, size=(8, n)) * hi
+        lo = 0.01 * hi
+        box_lo = rng.uniform(0.01, 0.3, size=n) * hi
+        box_hi = box_lo + rng.uniform(0.3, 0.6, size=n) * hi
         d = rng.normal(scale=10.0 ** rng.integers(-3, 3, size=(k, 1)), size=(k, n))
         d[:, 0] = np.abs(d[:, 0]) + 0.1  # a positive first entry to move the hyperplane
-        corner = np.where(d > 0, box_lo[0], box_hi[0])
-        tangent = rng.random(k) < 0.5  # these rows have their smallest value over box 0 at about zero
+        corner = np.where(d > 0, box_lo, box_hi)
+        tangent = rng.random(k) < 0.5  # these rows have their smallest value over the box at about zero
         d[tangent, 0] -= (d[tangent] * corner[tangent]).sum(axis=1) / corner[tangent, 0]
         d[tangent, 0] = np.maximum(d[tangent, 0], 1e-3)
-        signed32 = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)]).astype(np.float32)
-        margin32 = _float32_margin(d, np.zeros(k), hi)
-        low32, high32 = _extremes(box_lo, box_hi, signed32)
-        for b in range(len(box_lo)):
-            for p in range(k):
-                lo_f = [Fraction(v) for v in box_lo[b]]
-                hi_f = [Fraction(v) for v in box_hi[b]]
-                dv = [Fraction(v) for v in d[p]]
-                low = sum(v * (lo_f[t] if v > 0 else hi_f[t]) for t, v in enumerate(dv))
-                high = sum(v * (hi_f[t] if v > 0 else lo_f[t]) for t, v in enumerate(dv))
-                if low < 0:
-                    assert low32[b, p] < margin32[p]
-                if high32[b, p] < -margin32[p]:
-                    assert high < 0
-        assert (np.abs(low32[0, tangent]) < margin32[tangent]).any()  # the tangent rows are really close
+        margin = box_margins(d, np.zeros(k), hi)
+        assert (box_lo >= lo).all() and (box_hi <= hi).all()
+
+        def exact(p, b_lo, b_hi):
+            dv = [Fraction(v) for v in d[p]]
+            low = sum(v * Fraction(b_lo[t] if v > 0 else b_hi[t]) for t, v in enumerate(dv))
+            high = sum(v * Fraction(b_hi[t] if v > 0 else b_lo[t]) for t, v in enumerate(dv))
+            return low, high
+
+        d_cols, d_abs = np.ascontiguousarray(d.T), np.abs(d)
+        near = 0
+        for p in range(k):  # one pair at a time, so that its box's counts say how it was classified
+            one = np.array([p], dtype=np.int32)
+            b_lo, b_hi = box_lo[None].copy(), box_hi[None].copy()
+            bound, base, _, split, off, pk, low, high = evaluate_boxes(
+                d, d_abs, margin, b_lo, b_hi, np.zeros(1, dtype=np.int64), one, 64
+            )
+            updates = np.zeros(1, dtype=np.int64)
+            for _ in range(J_MAX + 4):
+                e_low, e_high = exact(p, b_lo[0], b_hi[0])
+                near += abs(float(e_low)) < 1e-9
+                if e_low < 0:
+                    assert bound[0] == 1, (p, float(e_low))  # reachable
+                if base[0] == 1:
+                    assert e_high < 0  # reversed everywhere in the box
+                if len(pk) == 0:  # settled: nothing left to halve on this path
+                    break
+                split = rng.integers(0, n, size=1)
+                out = halve_boxes(
+                    d, d_cols, d_abs, margin, b_lo, b_hi, base, bound, split, updates, off, pk, low, high, -1, 64
+                )
+                c_lo, c_hi, c_base, c_bound, _, _, c_upd, c_off, c_pk, c_low, c_high, stuck = out
+                assert stuck == -1 and len(c_lo) == 2  # best = -1 keeps both children
+                side = int(rng.integers(0, 2))
+                b_lo, b_hi = c_lo[side : side + 1].copy(), c_hi[side : side + 1].copy()
+                bound, base, updates = c_bound[side : side + 1], c_base[side : side + 1], c_upd[side : side + 1]
+                start, stop = c_off[side], c_off[side + 1]
+                pk, low, high = c_pk[start:stop].copy(), c_low[start:stop].copy(), c_high[start:stop].copy()
+                off = np.array([0, stop - start], dtype=np.int64)
+                for q, pair in enumerate(pk):  # the carried values stay within the margin of the exact ones
+                    e_low, e_high = exact(int(pair), b_lo[0], b_hi[0])
+                    assert abs(float(e_low) - low[q]) <= margin[pair] and abs(float(e_high) - high[q]) <= margin[pair]
+        assert near > 0  # the tangent rows are really close to their hyperplanes on some boxes
+
+    def test_a_box_too_narrow_to_halve_stays_open(self):
+        from benchvote.sensitivity._boxes import box_margins, evaluate_boxes, halve_boxes
+
+        d = np.array([[1.0, -1.0], [-1.0, 1.0], [2.0, -1.0]])
+        hi = np.ones(2)
+        margin = box_margins(d, np.zeros(3), hi)
+        b_lo, b_hi = np.array([[0.5, 0.25]]), np.array([[0.5, 1.0]])  # no width along weight 0
+        bound, base, _, _, off, pk, low, high = evaluate_boxes(
+            d, np.abs(d), margin, b_lo, b_hi, np.zeros(1, dtype=np.int64), np.arange(3, dtype=np.int32), 64
+        )
+        assert bound[0] == 3 and base[0] == 0  # every pair can satisfy its condition somewhere in the box
+        out = halve_boxes(
+            d,
+            d.T.copy(),
+            np.abs(d),
+            margin,
+            b_lo,
+            b_hi,
+            base,
+            bound,
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            off,
+            pk,
+            low,
+            high,
+            0,
+            64,
+        )
+        assert len(out[0]) == 0 and out[-1] == 3  # no children; its bound is reported as still open
 
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
-    def test_box_search_single_and_double_precision_agree(self, normalize):
+    def test_box_search_orders_agree(self, normalize):
+        # larger tables: the default order, one big group, and small groups with long dives all prove
+        # the same maximum
         from benchvote.sensitivity._problem import _cardinal_setup
         from benchvote.sensitivity.cardinal_exact import _cardinal_boxes
 
         for seed in range(3):
             s = random_cardinal(300 + seed, m=60, n=5 + seed)
             prob = _cardinal_setup(s, True, 0.01, normalize, 1e-9)
-            runs = [_cardinal_boxes(prob, 60.0, 0, time.perf_counter(), single_from=f) for f in (0, 2**62)]
+            runs = [
+                _cardinal_boxes(prob, 60.0, seed, time.perf_counter(), group=g, dive=dv)
+                for g, dv in ((128, 8), (4096, 64), (16, 256))
+            ]
             assert all(r.optimal for r in runs)
-            assert runs[0].n_flipped == runs[1].n_flipped and runs[0].upper_bound == runs[1].upper_bound
+            assert len({r.n_flipped for r in runs}) == 1 and len({r.upper_bound for r in runs}) == 1
 
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
     def test_box_search_and_milp_agree_on_larger_instances(self, normalize):
@@ -969,18 +1036,3 @@ def test_coordinate_search_stops_where_no_single_weight_helps(seed):
         scan = np.r_[cuts, (cuts[:-1] + cuts[1:]) / 2]
         counts = ((c[:, None] + d[:, t, None] * scan[None, :]) < 0).sum(axis=0)
         assert counts.max() <= best, (t, counts.max(), best)
-
-
-@pytest.mark.parametrize("cols", [1, 255, 256, 65535, 65536, 70001])
-def test_row_counts_match_count_nonzero(cols):
-    """The byte-summing row count against numpy's count_nonzero, on both sides of its accumulator switch."""
-    from benchvote.sensitivity.cardinal_exact import _count_rows
-
-    rng = np.random.default_rng(cols)
-    mask = rng.random((3, cols)) < 0.5
-    mask[0] = True  # a full row: the largest count each accumulator must hold
-    mask[1] = False
-    counts = _count_rows(mask)
-    assert counts.dtype == np.int64
-    assert np.array_equal(counts, np.count_nonzero(mask, axis=1))
-    assert np.array_equal(_count_rows(mask[:, ::-1].copy()), counts)  # the order of the pairs does not matter

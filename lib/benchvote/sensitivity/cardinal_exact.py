@@ -249,9 +249,9 @@ def _cardinal_boxes(
     seed: int,
     t0: float,
     incumbent: np.ndarray | None = None,
-    group: int = 2048,
-    dive: int = 64,
-    single_from: int = 16384,
+    group: int = 128,
+    dive: int = 8,
+    sample: int = 64,
 ) -> CardinalSensitivity:
     """Branch and bound over boxes of weights (see :func:`cardinal_sensitivity_exact`).
 
@@ -265,43 +265,40 @@ def _cardinal_boxes(
     in the pair's favour) with the incumbent's robust count (beyond rounding),
     so float error can only keep a box open, never discard the optimum.
 
-    **Groups.**  Boxes are handled in groups that share one list of pairs: the
-    pairs undecided in at least one of the group's parent boxes.  A pair left
-    out is, in each box, either reversed everywhere (counted in the box's
-    ``base``) or nowhere, so deep in the tree every box is evaluated on the few
-    hundred pairs whose hyperplanes still cut it instead of on all of them.
+    **Lists and halving.**  Every box keeps the pairs still undecided in it
+    (neither reversed everywhere, counted in its ``base``, nor nowhere) with
+    their ``low`` and ``high``.  It is halved along the weight whose width
+    loosens the bound most, at the midpoint, and the children's values follow
+    from the parent's with one product per pair (the compiled kernels of
+    :mod:`._boxes`, whose margins also cover the rounding of these updates).
+    Deep in the tree a box carries the few pairs whose hyperplanes still cut
+    it, not all of them.
 
-    **Single precision.**  A step whose boxes x pairs matrix has at least
-    ``single_from`` entries (and at least 64 pairs) is evaluated in float32,
-    which halves the memory traffic of the comparisons and is several times
-    faster in the matrix product.  It stays sound: each box is first widened
-    outwards to float32 coordinates, and each pair's margin grows by a bound on
-    the float32 error (the rounded ``d``, and 2n products and sums over a box
-    inside the widened top box), so a pair that can satisfy the condition is
-    never reported unreachable, and a pair is "reversed everywhere" only
-    beyond the margin.  A centre's count is recounted in float64 before it may
-    become the incumbent.  Small steps (deep in the tree, where hyperplanes pass
-    close to the boxes) run in float64 with the plain margin, so the larger
-    float32 margin cannot keep tiny boxes open.
-
-    **Order.**  Best first: the group with the largest bound is taken from a
-    heap and searched depth first for ``dive`` steps (so that memory stays
-    small); what is left goes back on the heap.  When time runs out, the
-    largest bound on the heap is a certified upper bound, and it only
-    decreases as the search goes on.
+    **Order.**  Boxes are handled in groups of at most ``group``, halved
+    together, level by level.  The most promising group first: a heap hands
+    out the group whose best centre count is highest (then the one with the
+    largest bound), and it is searched depth first for ``dive`` levels; what
+    is left goes back on the heap.  Searching where the centres are good finds
+    the optimum early, after which every box whose bound does not beat it is
+    discarded; small groups keep each level's lists in the processor's cache.
+    When time runs out, the largest bound among the open groups is a
+    certified upper bound.  A box too narrow to halve in floating
+    point stays open: its bound then enters the upper bound and the search
+    reports no proof.
     """
 
     import heapq
+
+    from ._boxes import box_margins, evaluate_boxes, halve_boxes
 
     lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
     n = d.shape[1]
     # a pair that no weighting of the whole box can reverse is out of every sub-box too: leave it out
     # (its smallest value over the box is at least its rounding margin, so it never counts robustly)
     live = (np.maximum(d, 0.0) @ lo + np.minimum(d, 0.0) @ hi) < slack
-    d, slack = d[live], slack[live]
-    signed = np.hstack([np.maximum(d, 0.0), np.minimum(d, 0.0)])  # low = signed @ [l, h]
-    d_abs = np.abs(d).astype(np.float32)  # only for choosing the weight to split
-    signed32, margin32 = signed.astype(np.float32), _float32_margin(d, slack, hi)
+    d, slack = np.ascontiguousarray(d[live]), slack[live]
+    d_cols, d_abs = np.ascontiguousarray(d.T), np.abs(d)
+    margin = box_margins(d, slack, hi)
     # first incumbent: the caller's weights, and an exact coordinate search from a few seeded random starts
     rng = np.random.default_rng(seed)
 
@@ -317,133 +314,88 @@ def _cardinal_boxes(
         a, count = polished(a0)
         if count > best:
             best_a, best = a, count
+
+    def try_centres(centre_counts: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray) -> None:
+        """A centre that may beat the incumbent is recounted robustly, then polished."""
+        nonlocal best_a, best
+        if len(centre_counts) == 0:
+            return
+        k = int(np.argmax(centre_counts))
+        if centre_counts[k] > best:
+            centre = (box_lo[k] + box_hi[k]) / 2
+            count = prob.robust_count(centre)
+            if count > best:
+                best_a, best = centre, count
+                a, count = polished(best_a)
+                if count > best:
+                    best_a, best = a, count
+
     # one face per weight: a_t at its upper end (every weight vector scales onto one of them)
     face_lo, face_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
     face_lo[np.arange(n), np.arange(n)] = hi
-    # a group: its boxes' lower and upper ends, the pairs it carries, each box's count of pairs reversed everywhere
-    heap: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = [
-        (-len(d), 0, face_lo, face_hi, np.arange(len(d)), np.zeros(n, dtype=np.int64))
-    ]
+    everything = np.arange(len(d), dtype=np.int32)
+    bound, base, centres, split, off, pk, low, high = evaluate_boxes(
+        d, d_abs, margin, face_lo, face_hi, np.zeros(n, dtype=np.int64), everything, sample
+    )
+    try_centres(centres, face_lo, face_hi)
+    # a group of boxes: their ends, bases, bounds, split weights, halvings since their values were
+    # computed from their ends, and their lists of undecided pairs (offsets, pairs, low, high)
+    faces = (face_lo, face_hi, base, bound, split, np.zeros(n, dtype=np.int64), off, pk, low, high)
+    # the heap's entries: minus the best centre count, minus the largest bound, a tie-break, the boxes
+    heap: list[tuple[Any, ...]] = [(-int(centres.max()), -int(bound.max()), 0, faces)]
     tick = 1
     finished = True
-    while heap and -heap[0][0] > best:
+    stuck = -1  # the largest bound of a box too narrow to halve
+    while heap:
         if time.perf_counter() - t0 > time_limit:
             finished = False
             break
-        neg_top, _, box_lo, box_hi, idx, base = heapq.heappop(heap)
-        stack: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = [
-            (box_lo, box_hi, idx, base, -neg_top)
-        ]
+        _, neg_top, _, boxes = heapq.heappop(heap)
+        if -neg_top <= best:
+            continue
+        stack = [(-neg_top, 0, boxes)]
         for _ in range(dive):
             if not stack or time.perf_counter() - t0 > time_limit:
                 break
-            box_lo, box_hi, idx, base, top = stack.pop()
+            top, _, boxes = stack.pop()
             if top <= best:
                 continue
-            # boxes x pairs (rows are boxes, so that keeping some boxes copies whole rows):
-            # the smallest and the largest d . a over each box, in float32 for big steps
-            if len(idx) >= min(64, single_from) and len(box_lo) * len(idx) >= single_from:
-                low, high = _extremes(box_lo, box_hi, signed32[idx])
-                s = margin32[idx]
-            else:
-                low, high = _extremes(box_lo, box_hi, signed[idx])
-                s = slack[idx]
-            reach = low < s
-            sure = high < -s  # reversed everywhere in the box, beyond the margin
-            bound = base + _count_rows(reach)
-            at_centre = base + _count_rows(low + high < -2 * s)  # low + high is twice d . a at the centre
-            k = int(np.argmax(at_centre))
-            if at_centre[k] > best:  # a better centre (recounted in float64): polish it too
-                centre = (box_lo[k] + box_hi[k]) / 2
-                count = prob.robust_count(centre)
-                if count > best:
-                    best_a, best = centre, count
-                    a, count = polished(best_a)
-                    if count > best:
-                        best_a, best = a, count
-            keep = bound > best
-            if not keep.any():
-                continue
-            undecided = reach & ~sure
-            if not keep.all():
-                box_lo, box_hi, base, bound = box_lo[keep], box_hi[keep], base[keep], bound[keep]
-                sure, undecided = sure[keep], undecided[keep]
-            # halve each box along the weight whose width loosens its bound most
-            split = np.argmax((undecided.astype(np.float32) @ d_abs[idx]) * (box_hi - box_lo), axis=1)
-            rows = np.arange(len(box_lo))
-            mid = (box_lo[rows, split] + box_hi[rows, split]) / 2
-            left_hi, right_lo = box_hi.copy(), box_lo.copy()
-            left_hi[rows, split], right_lo[rows, split] = mid, mid
-            half = max(1, group // 2)
-            for c in range(0, len(box_lo), half):
-                part = slice(c, c + half)
-                inside = undecided[part].any(axis=0)  # the children's shared list of pairs
-                child_base = base[part] + _count_rows(sure[part] & ~inside)
+            box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
+            c_lo, c_hi, c_base, c_bound, c_cen, c_split, c_upd, c_off, c_pk, c_low, c_high, narrow = halve_boxes(
+                d, d_cols, d_abs, margin, box_lo, box_hi, base, bound, split, updates, off, pk, low, high, best, sample
+            )
+            stuck = max(stuck, int(narrow))
+            try_centres(c_cen, c_lo, c_hi)
+            for c in range(0, len(c_lo), group):
+                part = slice(c, c + group)
+                start, stop = c_off[c], c_off[min(c + group, len(c_lo))]
                 stack.append(
                     (
-                        np.concatenate([box_lo[part], right_lo[part]]),
-                        np.concatenate([left_hi[part], box_hi[part]]),
-                        idx[inside],
-                        np.concatenate([child_base, child_base]),
-                        int(bound[part].max()),
+                        int(c_bound[part].max()),
+                        int(c_cen[part].max()),
+                        (
+                            c_lo[part],
+                            c_hi[part],
+                            c_base[part],
+                            c_bound[part],
+                            c_split[part],
+                            c_upd[part],
+                            c_off[c : c + group + 1] - start,
+                            c_pk[start:stop],
+                            c_low[start:stop],
+                            c_high[start:stop],
+                        ),
                     )
                 )
-        for box_lo, box_hi, idx, base, top in stack:
+        for top, cen, boxes in stack:
             if top > best:
-                heapq.heappush(heap, (-top, tick, box_lo, box_hi, idx, base))
+                heapq.heappush(heap, (-cen, -top, tick, boxes))
                 tick += 1
-    upper = max(best, -heap[0][0]) if heap else best
+    upper = max([best] + [-entry[1] for entry in heap])
+    if stuck > best:
+        upper, finished = max(upper, stuck), False
     best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
     return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
-
-
-def _float32_margin(d: np.ndarray, slack: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Per-pair margins for screening boxes inside ``[0, hi]`` with the float32 copy of ``[d+, d-]``.
-
-    For a box whose float32 ends ``c`` satisfy ``0 <= c <= hi32`` (``hi`` rounded
-    up), the float32 value of ``[d+, d-] . c`` differs from the exact value with
-    the float64 ``d`` by at most ``u sum_t |d_t| hi32_t`` (rounding ``d``) plus
-    ``gamma_2n (1 + u) sum_t |d_t| hi32_t`` (2n products and sums in any order),
-    ``u = 2^-24``; the margin adds twice ``(2n + 4) u sum_t |d_t| hi32_t``, more
-    than both, to the float64 margin ``slack``, and is rounded up to float32.
-    """
-    n = d.shape[1]
-    _, hi32 = _widen_to_float32(hi, hi)
-    err = 2.0 * (2 * n + 4) * 2.0**-24 * (np.abs(d) @ hi32.astype(float))
-    return _float32_up(slack + err)
-
-
-def _extremes(box_lo: np.ndarray, box_hi: np.ndarray, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest and largest ``d . a`` over each box (boxes x pairs), from the rows ``signed = [d+, d-]``.
-
-    With float32 ``signed``, the boxes are first widened outwards to float32 ends, so
-    the values are those of boxes that contain the given ones.
-    """
-    if signed.dtype == np.float32:
-        box_lo, box_hi = _widen_to_float32(box_lo, box_hi)
-    ends = np.vstack([np.hstack([box_lo, box_hi]), np.hstack([box_hi, box_lo])])
-    both = ends @ signed.T
-    return both[: len(box_lo)], both[len(box_lo) :]
-
-
-def _widen_to_float32(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """float32 ends of boxes that contain the float64 boxes [lo, hi] (rounded outwards)."""
-    lo32, hi32 = lo.astype(np.float32), hi.astype(np.float32)
-    lo32 = np.where(lo32 > lo, np.nextafter(lo32, np.float32(-np.inf)), lo32)
-    hi32 = np.where(hi32 < hi, np.nextafter(hi32, np.float32(np.inf)), hi32)
-    return lo32, hi32
-
-
-def _float32_up(v: np.ndarray) -> np.ndarray:
-    """The smallest float32 values at least ``v``."""
-    v32 = v.astype(np.float32)
-    return np.where(v32 < v, np.nextafter(v32, np.float32(np.inf)), v32)
-
-
-def _count_rows(mask: np.ndarray) -> np.ndarray:
-    """The number of True entries in each row of a boolean matrix (its bytes summed: faster than count_nonzero)."""
-    acc = np.uint16 if mask.shape[1] < 2**16 else np.int64
-    return np.add.reduce(mask.view(np.uint8), axis=1, dtype=acc).astype(np.int64)
 
 
 def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
