@@ -89,7 +89,6 @@ def test_binder_environment_holds_no_test_or_build_tools(binder_env):
         "playwright",
         "pref-voting",
         "jupyter-book",
-        "numba",
         "ortools",
         "sphinx-proof",
         "sphinx-exercise",
@@ -97,7 +96,7 @@ def test_binder_environment_holds_no_test_or_build_tools(binder_env):
         "sphinx-book-theme",
     ):
         assert tool not in names, f"the Binder environment installs {tool}"
-    for needed in ("jupyterlab", "jupytext", "ipywidgets", "torch", "benchvote", "benchbench"):
+    for needed in ("jupyterlab", "jupytext", "ipywidgets", "torch", "numba", "benchvote", "benchbench"):
         assert needed in names, f"the Binder environment lacks {needed}"
     assert not [n for n in names if n.startswith(("nvidia-", "cuda-")) or n == "triton"]
 

@@ -201,6 +201,20 @@ class TestCardinalExact:
         )
         assert len(out[0]) == 0 and out[-1] == 3  # no children; its bound is reported as still open
 
+    def test_compiling_the_kernels_is_not_charged_to_the_time_limit(self, monkeypatch):
+        # a slow first compilation (simulated: half a second) must neither stop the search nor enter its time
+        from benchvote.sensitivity import _boxes
+
+        def slow_compile():
+            time.sleep(0.5)
+
+        _boxes.ensure_compiled()  # the real kernels, loaded before the clock matters
+        monkeypatch.setattr(_boxes, "ensure_compiled", slow_compile)
+        s = random_cardinal(5, n=3)
+        r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes", time_limit=0.4)
+        assert r.optimal and r.n_flipped == brute_cardinal(s, 0.05)
+        assert r.seconds < 0.4
+
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
     def test_box_search_orders_agree(self, normalize):
         # larger tables: the default order, one big group, and small groups with long dives all prove
