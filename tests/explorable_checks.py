@@ -74,8 +74,69 @@ def check_model_toggle(root, rng: np.random.Generator, settings: int = 5) -> int
         assert v["before"] == d["base"]
         assert v["changed"] == len(changed_pairs(d["base"], expected))
         assert v["reversed"] == len(flipped_pairs(d["base"], expected))
-        assert abs(v["tau"] - bv.kendall_tau_distance(d["base"], expected)) < 1e-12
+        tau = bv.kendall_tau_distance(d["base"], expected)
+        assert abs(v["tau"] - tau) < 1e-12
+        _check_toggle_numbers(root, d, frame, added, expected, v, tau)
     return len(choices)
+
+
+def _strict_rates(frame: pd.DataFrame, hib, protected: list, field: list, tol: float) -> np.ndarray:
+    """Strict mean win rates of the protected models in ``field`` (the library's rule, from its pairwise counts)."""
+    try:
+        return np.asarray(bv.mean_win_rate(frame.loc[field], hib, tol=tol), dtype=float)[: len(protected)]
+    except ValueError:  # two added models share no task: only the protected models' own comparisons enter
+        c = bv.pairwise_wins(frame.loc[field], hib, tol=tol)
+        return np.array(
+            [sum(c.wins[a, j] / c.compared[a, j] for j in range(len(field)) if j != a) for a in range(len(protected))]
+        ) / len(field)
+
+
+def _check_toggle_numbers(root, d, frame, added, expected, v, tau) -> None:
+    """The win rates (and fractions) in the table and the summary's counts of changed pairs, against the library."""
+    protected, field = d["protected"], d["protected"] + added
+    if d["convention"] == "strict":
+        rates = _strict_rates(frame, d["higher_is_better"], protected, field, d["tol"])
+        base = _strict_rates(frame, d["higher_is_better"], protected, protected, d["tol"])
+    else:
+        rates = np.asarray(
+            bv.mean_win_rate(frame.loc[field], d["higher_is_better"], convention="quantile", tol=d["tol"]), dtype=float
+        )[: len(protected)]
+        base = np.asarray(
+            bv.mean_win_rate(frame.loc[protected], d["higher_is_better"], convention="quantile", tol=d["tol"]),
+            dtype=float,
+        )
+    assert np.allclose(v["rates"], rates, rtol=0, atol=1e-12), (added, v["rates"], rates)
+    assert np.allclose(v["beforeRates"], base, rtol=0, atol=1e-12), (v["beforeRates"], base)
+    for text, rate in zip(v["fractions"], rates):
+        num, _, den = text.partition("/")
+        assert abs(int(num) / int(den or 1) - rate) < 1e-12, (text, rate)
+    # the table prints every rate, in the base order of the protected models
+    rows = root.locator("table[data-table=rates] tr[data-model]")
+    assert rows.count() == len(protected)
+    for k in range(rows.count()):
+        name = rows.nth(k).get_attribute("data-model")
+        cells = rows.nth(k).locator("td").all_inner_texts()
+        i = protected.index(name)
+        assert cells[1].endswith(f"{base[i]:.4f}") and cells[2].endswith(f"{rates[i]:.4f}"), (name, cells)
+    # the summary sorts the changed pairs, and says what the Kendall tau distance counts
+    b, a = np.asarray(d["base"]), np.asarray(expected)
+    sorts = {"reversed": 0, "ordered \u2192 tied": 0, "tied \u2192 ordered": 0}
+    for i, j in changed_pairs(b, a):
+        before, after = np.sign(b[i] - b[j]), np.sign(a[i] - a[j])
+        sorts["reversed" if before * after < 0 else "ordered \u2192 tied" if after == 0 else "tied \u2192 ordered"] += 1
+    assert (v["orderedToTied"], v["tiedToOrdered"]) == (sorts["ordered \u2192 tied"], sorts["tied \u2192 ordered"])
+    assert v["reversed"] == sorts["reversed"]
+    summary = root.locator(".bv-summary").inner_text()
+    assert summary == v["summary"]
+    changed = sum(sorts.values())
+    if changed == 0:
+        assert "No pair of protected models changes order" in summary and f"distance {tau:.3f}" in summary
+    else:
+        pairs = len(protected) * (len(protected) - 1) // 2
+        assert f"{changed} of the {pairs} pair(s) of protected models change order" in summary, summary
+        for kind, count in sorts.items():
+            assert (f"{count} {kind}" in summary) == (count > 0), (kind, summary)
+        assert f"the Kendall tau distance, {tau:.3f}, counts only the {sorts['reversed']} pair(s) strictly" in summary
 
 
 def _label_noise_expected(d: dict, alpha: np.ndarray) -> tuple[list, float, float]:

@@ -75,6 +75,20 @@ def test_quantile_toggle_looks_up_every_subset():
     )
 
 
+def test_quantile_toggle_ships_exact_win_rates():
+    """The textbook's example: A and B have 2/3 and 5/6 alone, and tie at 7/9 once C joins."""
+    s = pd.DataFrame({"t1": [2, 1, 3], "t2": [2, 1, 3], "t3": [1, 3, 2]}, index=list("ABC"))
+    x = ex.model_toggle(s, False, protected=["A", "B"], pool=["C"], convention="quantile")
+    assert x.data["fractions"] == [[[2, 3], [5, 6]], [[7, 9], [7, 9]]]
+    rng = np.random.default_rng(5)
+    t = _table(rng, 6, 4, missing=0.2)
+    y = ex.model_toggle(t, protected=["M0", "M1"], pool=["M2", "M3", "M4"], convention="quantile")
+    for key, fractions in enumerate(y.data["fractions"]):
+        added = [f"M{k + 2}" for k in range(3) if key >> k & 1]
+        rates = bv.mean_win_rate(t.loc[["M0", "M1", *added]], convention="quantile")
+        assert np.allclose([a / b for a, b in fractions], rates.iloc[:2], rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -139,7 +153,8 @@ def _explorables(rng):
     out.append(
         ex.model_toggle(s.iloc[:6], hib, protected=["M0", "M1", "M2"], pool=["M3", "M4", "M5"], convention="quantile")
     )
-    textbook = pd.DataFrame({"t1": [1, 2, 3], "t2": [1, 2, 3], "t3": [2, 3, 1]}, index=list("ABC"))
+    # the textbook example of data/abc_ranks.csv (rank 1 = best): C ties A and B in the quantile convention
+    textbook = pd.DataFrame({"t1": [2, 1, 3], "t2": [2, 1, 3], "t3": [1, 3, 2]}, index=list("ABC"))
     out.append(ex.model_toggle(textbook, False, protected=["A", "B"], pool=["C"], convention="quantile"))
     dense = _table(rng, 14, 6, ties=True)
     out.append(ex.label_noise(dense, [True, True, False, True, True, True], top=8, eps=0.05))
@@ -203,6 +218,36 @@ def test_every_control_changes_the_chart(standalone, index):
 
 
 @pytest.mark.browser
+def test_a_tie_is_not_called_a_reversal(standalone):
+    """Ticking C in the textbook's example ties A and B: one pair changes order, none is reversed, tau is 0."""
+    page, errors = standalone
+    root = page.locator(".bv-explorable").nth(2)
+    box = root.locator("input[type=checkbox]")
+    box.set_checked(True)
+    v = root.evaluate("e => e.bvView()")
+    assert (v["changed"], v["reversed"], v["orderedToTied"], v["tau"]) == (1, 0, 1, 0.0)
+    assert v["fractions"] == ["7/9", "7/9"]
+    summary = root.locator(".bv-summary").inner_text()
+    assert "1 of the 1 pair(s) of protected models change order (1 ordered \u2192 tied)" in summary
+    assert "the Kendall tau distance, 0.000, counts only the 0 pair(s) strictly reversed" in summary
+    assert "A and B now tie" in summary
+    cells = root.locator("table[data-table=rates] td").all_inner_texts()
+    assert cells == [
+        "B",
+        "5/6 = 0.8333",
+        "7/9 = 0.7778",
+        "1 \u2192 1.5",
+        "A",
+        "2/3 = 0.6667",
+        "7/9 = 0.7778",
+        "2 \u2192 1.5",
+    ]
+    box.set_checked(False)
+    assert "No pair of protected models changes order" in root.locator(".bv-summary").inner_text()
+    assert not errors, errors
+
+
+@pytest.mark.browser
 def test_keyboard_moves_a_slider(standalone):
     page, _ = standalone
     root = page.locator(".bv-explorable[data-kind=effort]")
@@ -243,3 +288,27 @@ def test_label_noise_permutes_with_the_models(seed):
     y = ex.label_noise(s.iloc[order], eps=0.3, worst=[1.0, 0.3, 1.0])
     assert y.data["before"] == [x.data["before"][k] for k in order]
     assert y.data["values"] == [x.data["values"][k] for k in order]
+
+
+NAMES = st.lists(
+    st.one_of(
+        st.text(alphabet="ab/-_ .", min_size=1, max_size=40),
+        st.text(min_size=1, max_size=30),
+        st.builds(lambda tail: "cloudyu/Mixtral_34Bx2_MoE_60B" + tail, st.text(alphabet="-dpov12", max_size=6)),
+    ),
+    min_size=1,
+    max_size=12,
+    unique=True,
+)
+
+
+@pytest.mark.browser
+@settings(max_examples=60, deadline=None)
+@given(names=NAMES, width=st.integers(5, 30))
+def test_the_page_shortens_names_by_the_library_rule(standalone, names, width):
+    """The explorables' labels use the same rule as the figures (benchvote.plotting.short_labels)."""
+    from benchvote.plotting import short_labels
+
+    page, _ = standalone
+    got = page.evaluate("([n, w]) => window.benchvoteExplorables.shortLabels(n, w)", [names, width])
+    assert got == short_labels(names, width)

@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from conftest import score_tables  # noqa: E402
 from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from benchvote import rank  # noqa: E402
 from benchvote.plotting import bump_chart  # noqa: E402
@@ -116,3 +117,94 @@ def test_rank_interval_chart_draws_every_interval_where_the_library_puts_it():
     plt.close(ax.figure)
     with pytest.raises(TypeError, match="RankIntervals"):
         rank_interval_chart(frame)
+
+
+def test_short_labels_keeps_the_names_apart_that_truncation_merged():
+    from benchvote.plotting import short_labels
+
+    names = ["cloudyu/Mixtral_34Bx2_MoE_60B", "cloudyu/Mixtral_34Bx2_MoE_60B-dpo", "cloudyu/Mixtral_34Bx2_MoE_60B-v2"]
+    assert len({n[:27] for n in names}) == 1  # the old rule cut them into one string
+    labels = short_labels(names, 28)
+    assert len(set(labels)) == 3 and all(len(x) <= 28 for x in labels)
+    sd = [f"Stable Diffusion v{v}" for v in ("1.4", "1.5", "2 base", "2.1 base")]
+    assert len(set(short_labels(sd, 14))) == 4
+
+
+@given(
+    st.lists(st.text(min_size=1, max_size=50), min_size=1, max_size=15, unique=True),
+    st.integers(5, 40),
+)
+def test_short_labels_are_distinct_short_and_keep_short_names(names, width):
+    from benchvote.plotting import short_labels
+
+    labels = short_labels(names, width)
+    assert len(labels) == len(names)
+    assert len(set(labels)) == len(labels)
+    assert all(len(x) <= width for x in labels)
+    for name, label in zip(names, labels):
+        if len(name) <= width and all(len(other) <= width for other in names):
+            assert label == name
+
+
+def test_short_labels_refuses_repeated_names_and_tiny_widths():
+    from benchvote.plotting import short_labels
+
+    with pytest.raises(ValueError, match="distinct"):
+        short_labels(["a", "a"])
+    with pytest.raises(ValueError, match="width"):
+        short_labels(["a"], 3)
+
+
+def test_bump_chart_labels_stay_distinct_when_squeezed():
+    names = [f"organisation/very-long-model-name-{k}-instruct" for k in range(8)]
+    fig, ax = plt.subplots(figsize=(3.0, 3.0))
+    bump_chart(np.arange(1, 9), np.arange(8, 0, -1), names, ax=ax)
+    fig.canvas.draw()
+    left = [t.get_text() for t in ax.texts[0::2]]
+    assert len(set(left)) == 8
+    plt.close(fig)
+
+
+def test_figure_problems_finds_what_a_reader_cannot_tell_apart():
+    from benchvote.plotting import figure_facts, figure_problems
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color="#ff7f0e", label="one")
+    ax.plot([0, 1], [1, 0], color="#2ca02c", label="one")
+    ax.imshow(np.eye(3), cmap="RdYlGn")
+    ax.set_xticks([0, 1], ["Stable Diffusion v…", "Stable Diffusion v…"])
+    ax.legend()
+    problems = " | ".join(figure_problems(figure_facts(fig)))
+    plt.close(fig)
+    assert "repeated legend labels" in problems
+    assert "repeated x tick labels" in problems
+    assert "red-green colour map ['RdYlGn']" in problems
+    assert "look alike with protanopia" in problems
+
+
+def test_figure_problems_accepts_the_books_own_charts():
+    from benchvote.plotting import figure_facts, figure_problems, majority_graph
+
+    fig, (a, b) = plt.subplots(1, 2)
+    bump_chart([1, 2, 3, 4], [2, 1, 3, 4], ["a" * 40 + "1", "a" * 40 + "2", "b", "c"], ax=a)
+    majority_graph(np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]]), ["x", "y", "z"], ax=b, highlight=[(0, 1)])
+    fig.canvas.draw()
+    facts = figure_facts(fig)
+    plt.close(fig)
+    assert figure_problems(facts) == []
+    assert facts["axes"][0]["colours"] == ["#7f8c8d", "#c0392b"]
+    assert facts["axes"][1]["xlabel"].startswith("arrow i → j: a majority of tasks")
+
+
+def test_okabe_ito_colours_pass_and_tab10_does_not():
+    from benchvote.plotting import figure_problems
+
+    okabe = ["#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7"]
+    tab10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
+
+    def facts(colours):
+        empty = {"xlabel": "x", "ylabel": "y", "xticks": [], "yticks": [], "legend": [], "texts": [], "cmaps": []}
+        return {"axes": [{**empty, "colours": colours}]}
+
+    assert figure_problems(facts(okabe)) == []
+    assert figure_problems(facts(tab10))

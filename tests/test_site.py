@@ -259,3 +259,131 @@ def test_api_reference_is_searchable(server, browser):
         assert any("api.html" in link for link in links), links
     finally:
         context.close()
+
+
+# --------------------------------------------------------------------------- phones, dark mode, navigation
+
+WIDTHS = (390, 1280)
+CHAPTER = "notebooks/elections.html"
+
+
+def _open(browser, server, path, width, scheme="light"):
+    """A page at a given width, switched to the colour scheme with the theme's own button."""
+    context = browser.new_context(viewport={"width": width, "height": 860})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    for _ in range(3):
+        if page.evaluate("() => document.documentElement.dataset.theme") == scheme:
+            break
+        page.locator(".theme-switch-button:visible").first.click()
+    assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+    return context, page, errors
+
+
+def _sidebar_shown(page) -> bool:
+    """A link of the chapter list is on screen (in the sidebar or in the theme's sidebar dialog)."""
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('.bd-docs-nav a')).some(a => {
+             const r = a.getBoundingClientRect();
+             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
+               && getComputedStyle(a).visibility !== 'hidden';
+           })"""
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_theme_sidebar_button_opens_and_closes_the_chapter_list(server, browser, width, scheme):
+    context, page, errors = _open(browser, server, CHAPTER, width, scheme)
+    try:
+        toggle = page.locator(".primary-toggle:visible")
+        assert toggle.count() == 1, "the theme shows one sidebar button"
+        shown = _sidebar_shown(page)
+        assert shown == (width >= 960), "the chapter list starts open on a desktop and closed on a phone"
+        toggle.click()
+        page.wait_for_timeout(400)
+        assert _sidebar_shown(page) != shown, "the sidebar button did nothing"
+        page.screenshot(path=str(SHOTS / f"sidebar__{width}_{scheme}.png"))
+        if width < 960:
+            assert page.evaluate("() => document.getElementById('pst-primary-sidebar-modal').open")
+            page.keyboard.press("Escape")
+        else:
+            toggle.click()
+        page.wait_for_timeout(400)
+        assert _sidebar_shown(page) == shown, "the sidebar did not come back to where it started"
+        if width < 960:  # and the chapter list can be used: a link in the dialog leads to another page
+            toggle.click()
+            page.wait_for_timeout(300)
+            page.locator("#pst-primary-sidebar-modal .bd-docs-nav a:visible").last.click()
+            page.wait_for_load_state("networkidle")
+            assert not page.url.endswith(CHAPTER)
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", toc_pages())
+def test_no_page_is_wider_than_a_phone(server, browser, path):
+    context, page, _ = _open(browser, server, path, 390)
+    try:
+        page.wait_for_timeout(300)
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        culprits = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.bd-article *')).filter(e => {
+                 const r = e.getBoundingClientRect(); return r.right > innerWidth + 1 && r.width > 0 &&
+                 !e.closest('.cell_output .output, .pst-scrollable-table-container, .bv-explorable, figure, pre,'
+                            + ' mjx-container, .math');
+               }).slice(0, 3).map(e => e.tagName + '.' + e.className)"""
+        )
+        assert wide <= 390, f"{path} is {wide} px wide at 390 px: {culprits}"
+    finally:
+        context.close()
+
+
+def _contrast(fg: list[float], bg: list[float]) -> float:
+    def lum(c):
+        lin = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in c[:3]]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+COLOURS = """els => els.map(e => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  let b = e, bg = 'rgba(0, 0, 0, 0)';
+  while (b && (bg === 'rgba(0, 0, 0, 0)' || bg === 'transparent')) {
+    bg = getComputedStyle(b).backgroundColor;
+    b = b.parentElement;
+  }
+  return [e.textContent.trim().slice(0, 30), rgb(getComputedStyle(e).color), rgb(bg)];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
+def test_explorables_are_legible_on_a_phone(server, browser, path, scheme):
+    """At 390 px: chart text at least 11 px on screen, button and label text readable against its background."""
+    context, page, errors = _open(browser, server, path, 390, scheme)
+    try:
+        sizes = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.bv-explorable svg.bv-chart')).flatMap(svg => {
+                 const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                 return Array.from(svg.querySelectorAll('text'))
+                   .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+               })"""
+        )
+        assert sizes and min(sizes) >= 11, f"chart text of {min(sizes):.1f} px on a phone"
+        for what in ("button", ".bv-heading", "label", "td"):
+            for text, fg, bg in page.locator(f".bv-explorable {what}").evaluate_all(COLOURS):
+                if text:
+                    assert _contrast(fg, bg) >= 4.5, f"{what} '{text}' is hard to read in {scheme} mode ({fg} on {bg})"
+        for root in page.locator(".bv-explorable").all():
+            root.scroll_into_view_if_needed()
+            root.screenshot(path=str(SHOTS / f"phone__{Path(path).stem}_{scheme}.png"))
+            break
+        assert not errors, errors
+    finally:
+        context.close()

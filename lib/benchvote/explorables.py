@@ -9,7 +9,7 @@ holds the library's own results wherever the page cannot recompute them:
   (:func:`benchvote.pairwise_wins`); the page sums exact rational win rates
   over the ticked field, as :func:`benchvote.protected_ranking` does.  With
   ``convention="quantile"`` every subset of the pool is computed here and
-  looked up.
+  looked up, with the exact quantile win rates as fractions.
 * :func:`label_noise`: the table and the worst-case weights of
   :func:`benchvote.sensitivity.cardinal_sensitivity`; the page ranks weighted
   means with the library's tie tolerance and midranks.
@@ -191,8 +191,8 @@ def model_toggle(
                 f"models, got {len(pool)}"
             )
         lookup = []
-        for key in range(2 ** len(pool)):
-            added = [pool[k] for k in range(len(pool)) if key >> k & 1]
+        subsets = [[pool[k] for k in range(len(pool)) if key >> k & 1] for key in range(2 ** len(pool))]
+        for added in subsets:
             lookup.append(
                 _ranks(
                     protected_ranking(
@@ -201,7 +201,40 @@ def model_toggle(
                 )
             )
         data["lookup"] = lookup
+        data["fractions"] = [_quantile_fractions(frame, direction, protected, added, tol) for added in subsets]
     return Explorable("model-toggle", data)
+
+
+def _quantile_fractions(
+    frame: pd.DataFrame, direction: np.ndarray, protected: list, added: list, tol: float
+) -> list[list[int]]:
+    """Exact quantile win rates ``[numerator, denominator]`` of the protected models in the field ``protected + added``.
+
+    Counted from :func:`benchvote.rank` on each task's observed scores and checked against
+    :func:`benchvote.mean_win_rate`, so that the page can print fractions such as 7/9.
+    """
+    from fractions import Fraction
+
+    from .aggregation import mean_win_rate
+
+    field_frame = frame.loc[protected + added]
+    values = field_frame.to_numpy(dtype=float)
+    totals = [Fraction(0)] * len(protected)
+    seen = [0] * len(protected)
+    for t in range(values.shape[1]):
+        observed = np.flatnonzero(~np.isnan(values[:, t]))
+        if len(observed) == 0:
+            continue
+        r = np.asarray(rank(values[observed, t], higher_is_better=bool(direction[t]), tol=tol), dtype=float)
+        for q, i in enumerate(observed):
+            if i < len(protected):
+                totals[i] += Fraction(int(np.sum(r >= r[q])), len(observed))
+                seen[i] += 1
+    rates = [total / count for total, count in zip(totals, seen)]
+    library = np.asarray(mean_win_rate(field_frame, direction, convention="quantile", tol=tol), dtype=float)
+    if not np.allclose([float(x) for x in rates], library[: len(protected)], rtol=0, atol=1e-12):
+        raise RuntimeError("exact quantile win rates disagree with benchvote.mean_win_rate")
+    return [[x.numerator, x.denominator] for x in rates]
 
 
 def _chains(values: np.ndarray, tol: float) -> bool:

@@ -114,7 +114,10 @@ def random_baseline(
 
     where :math:`b_k` is the score of random guessing on task :math:`k` (25 for
     four-way multiple choice in percent) and :math:`M_k` the largest possible
-    score.  Tasks where guessing scores high lose weight in the average.  With
+    score.  Up to a constant shared by all models this is the weighted mean
+    of the raw scores with weights :math:`1/(M_k - b_k)`, so tasks where
+    guessing scores high gain weight in the ranking, although their scores
+    drop.  With
     ``clip=True`` scores below chance become 0 (which can create ties).
     This is :func:`dynamic_range` with ``low=baseline`` and ``high=maximum``
     (for a lower-is-better task ``maximum`` is the best, i.e. smallest, score).

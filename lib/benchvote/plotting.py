@@ -14,10 +14,93 @@ import numpy as np
 
 from .ranking import changed_pairs
 
-__all__ = ["bump_chart", "majority_graph", "rank_interval_chart"]
+__all__ = [
+    "OKABE_ITO",
+    "RED_GREEN_MAPS",
+    "bump_chart",
+    "figure_facts",
+    "figure_problems",
+    "majority_graph",
+    "rank_interval_chart",
+    "record_figures",
+    "short_labels",
+]
 
 _FLIP = "#c0392b"
 _STAY = "#7f8c8d"
+
+
+def short_labels(names: Sequence[Any], width: int = 28) -> list[str]:
+    """Shorten names to at most ``width`` characters, keeping them distinct.
+
+    A name that fits is kept.  A longer one keeps its start and its end around
+    an ellipsis (``"cloudyu/Mixtral_34Bx2_MoE_60B"`` with ``width=20`` becomes
+    ``"cloudyu/M…x2_MoE_60B"``), since model names often differ only at the end
+    (a size, a version, a date).  When two shortened names would coincide,
+    the cut moves, keeping more of the end, until every label is distinct;
+    if no cut separates them, a number is appended.  The rule is the one every
+    figure of the book and of the audit report uses; the full names belong in
+    a tooltip or a table.
+
+    Parameters
+    ----------
+    names : sequence
+        The names (converted with ``str``); they must be distinct.
+    width : int
+        The largest length of a label, at least 5.
+
+    Returns
+    -------
+    list of str
+        One label per name, in order, each at most ``width`` characters, all distinct.
+
+    Examples
+    --------
+    >>> short_labels(["Stable Diffusion v1.4", "Stable Diffusion v2.1 base"], width=14)
+    ['Stable…on v1.4', 'Stable….1 base']
+    """
+    if width < 5:
+        raise ValueError(f"width must be at least 5, got {width}")
+    full = [str(x) for x in names]
+    if len(set(full)) != len(full):
+        raise ValueError("names must be distinct")
+    out = [_cut(name, width, None) for name in full]
+    for _ in range(width):
+        seen: dict[str, list[int]] = {}
+        for k, label in enumerate(out):
+            seen.setdefault(label, []).append(k)
+        clashes = [ks for ks in seen.values() if len(ks) > 1]
+        if not clashes:
+            return out
+        for ks in clashes:
+            out = _separate(full, out, ks, width)
+    return out
+
+
+def _cut(name: str, width: int, head: int | None) -> str:
+    """``name`` with its middle replaced by an ellipsis, ``head`` characters kept in front."""
+    if len(name) <= width:
+        return name
+    if head is None:
+        head = (width - 1) // 2
+    return name[:head] + "…" + name[len(name) - (width - 1 - head) :]
+
+
+def _separate(full: list[str], out: list[str], clash: list[int], width: int) -> list[str]:
+    """Move the cut of the clashing labels until they differ (or number them)."""
+    taken = {label for k, label in enumerate(out) if k not in clash}
+    for head in [*range((width - 1) // 2 - 1, 0, -1), *range((width - 1) // 2 + 1, width - 1)]:
+        trial = [_cut(full[k], width, head) for k in clash]
+        if len(set(trial)) == len(trial) and not taken.intersection(trial):
+            out = list(out)
+            for k, label in zip(clash, trial):
+                out[k] = label
+            return out
+    out = list(out)
+    for number, k in enumerate(clash, start=1):
+        tag = f"#{number}"
+        out[k] = _cut(full[k], width - len(tag), None) + tag
+    return out
 
 
 def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:
@@ -30,14 +113,16 @@ def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:
     return out
 
 
-def _label_room(ax: Any, texts: list) -> tuple[float, float]:
+def _label_room(ax: Any, texts: list, names: Sequence[str]) -> tuple[float, float]:
     """x-limits that leave room for the name labels on both sides of a bump chart.
 
     ``texts`` are annotations anchored at x = 0 (left column) or x = 1 (right
     column) with an offset in points, so the room a label needs beyond its
-    column, in pixels, does not depend on the limits.  When the axes are too
-    narrow, the labels are shortened (with an ellipsis) until the two columns
-    keep at least a fifth of the width between them.
+    column, in pixels, does not depend on the limits.  ``texts`` hold two
+    labels per model (left, right) of the full ``names``.  When the axes are
+    too narrow, the labels are shortened by :func:`short_labels` (distinct
+    labels, an ellipsis in the middle) until the two columns keep at least a
+    fifth of the width between them.
     """
     renderer = ax.figure.canvas.get_renderer()
     axes_px = ax.get_window_extent(renderer).width
@@ -50,15 +135,16 @@ def _label_room(ax: Any, texts: list) -> tuple[float, float]:
             room = max(room, anchor - box.x0 if t.xy[0] == 0 else box.x1 - anchor)
         return room * 1.05 + 4
 
+    full = list(names)
+    width = max(len(t.get_text()) for t in texts)
     while True:
         need = needed()
-        longest = max(len(t.get_text()) for t in texts)
-        if axes_px - 2 * need >= 0.2 * axes_px or longest <= 8:
+        if axes_px - 2 * need >= 0.2 * axes_px or width <= 8:
             break
-        for t in texts:
-            name = t.get_text()
-            if len(name) > longest - 3:
-                t.set_text(name[: longest - 4] + "…")
+        width -= 3
+        labels = short_labels(full, width)
+        for k, t in enumerate(texts):
+            t.set_text(labels[k // 2])
     # With limits (-r, 1 + r) a data unit spans axes_px / (1 + 2r) pixels, and a
     # label needs r * axes_px / (1 + 2r) >= need.
     r = need / max(axes_px - 2 * need, 0.15 * axes_px)
@@ -89,7 +175,8 @@ def bump_chart(
     titles : (str, str)
         Captions over the two columns.
     max_label : int
-        Longer names are shortened with an ellipsis.
+        Longer names are shortened by :func:`short_labels` (distinct, with an
+        ellipsis in the middle).
 
     Returns
     -------
@@ -105,7 +192,8 @@ def bump_chart(
     names = [str(i) for i in range(m)] if labels is None else [str(x) for x in labels]
     if len(names) != m:
         raise ValueError(f"labels has {len(names)} entries for {m} models")
-    names = [n if len(n) <= max_label else n[: max_label - 1] + "…" for n in names]
+    full = names
+    names = short_labels(names, max_label)
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.32 * m + 1.4))
     moved = {i for pair in changed_pairs(b, a) for i in pair}
@@ -129,7 +217,7 @@ def bump_chart(
                     annotation_clip=False,
                 )
             )
-    ax.set_xlim(*_label_room(ax, texts))
+    ax.set_xlim(*_label_room(ax, texts, full))
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
     ax.set_xticks([0, 1], titles)
@@ -143,7 +231,12 @@ def bump_chart(
 
 
 def majority_graph(
-    margins: Any, labels: Sequence[str] | None = None, *, ax: Any = None, highlight: Sequence[tuple] = ()
+    margins: Any,
+    labels: Sequence[str] | None = None,
+    *,
+    ax: Any = None,
+    highlight: Sequence[tuple] = (),
+    voters: str = "tasks",
 ) -> Any:
     """Draw the majority relation: an arrow from i to j when the margin of i over j is positive.
 
@@ -163,6 +256,9 @@ def majority_graph(
         Where to draw (a new figure by default).
     highlight : sequence of (i, j)
         Arrows drawn in red, e.g. the defeats of a cycle.
+    voters : str
+        What the voters are, for the axis label ("tasks", or "metrics" for
+        HELM's metric groups).
 
     Returns
     -------
@@ -218,7 +314,7 @@ def majority_graph(
     ax.set_aspect("equal")
     ax.set_xticks([])
     ax.set_yticks([])
-    ax.set_xlabel("arrow i → j: a majority of tasks prefers i to j (label: margin)")
+    ax.set_xlabel(f"arrow i → j: a majority of {voters} prefers i to j (label: margin)")
     ax.set_ylabel("majority relation")
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
@@ -249,7 +345,8 @@ def rank_interval_chart(
     highlight : sequence
         Models drawn in red (for instance those the text discusses).
     max_label : int
-        Longer names are shortened with an ellipsis.
+        Longer names are shortened by :func:`short_labels` (distinct, with an
+        ellipsis in the middle).
 
     Returns
     -------
@@ -278,3 +375,204 @@ def rank_interval_chart(
     ax.set_ylabel("model")
     ax.grid(axis="x", color="#e3e7ee")
     return ax
+
+
+# --------------------------------------------------------------------------- figure checks
+
+#: The Okabe–Ito palette (Okabe and Ito 2008), distinguishable with the common colour-vision
+#: deficiencies; the book's colour cycle.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+
+#: Colour maps that put red against green (or run through both), unreadable with the commonest
+#: colour-vision deficiencies; matplotlib names, reversed variants included.
+RED_GREEN_MAPS = frozenset(
+    name + suffix
+    for name in ("RdYlGn", "Spectral", "jet", "hsv", "rainbow", "gist_rainbow", "nipy_spectral", "turbo", "brg")
+    for suffix in ("", "_r")
+)
+
+# Machado, Oliveira and Fernandes (2009), severity 1.0, on linear RGB.
+_CVD = {
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+}
+
+
+def figure_facts(fig: Any) -> dict:
+    """What a reader can tell apart in a figure: its labels and its colours, axes by axes.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+
+    Returns
+    -------
+    dict
+        ``{"axes": [...]}`` with, for each axes, its ``xlabel`` and ``ylabel``, its tick
+        labels, its legend entries, its text labels grouped by horizontal anchor
+        (``texts``: a list of lists), the colour maps of its images and collections
+        (``cmaps``) and the distinct colours of its lines, patches and markers
+        (``colours``, as ``#rrggbb``; white and fully transparent ones left out).
+    """
+    from matplotlib.colors import to_hex, to_rgba_array
+
+    out = []
+    for ax in fig.get_axes():
+        if not ax.get_visible():
+            continue
+        groups: dict[float, list[str]] = {}
+        for t in ax.texts:
+            text = t.get_text().strip()
+            if text and t.get_visible():
+                anchor = t.xy[0] if hasattr(t, "xy") else t.get_position()[0]
+                groups.setdefault(round(float(anchor), 6), []).append(text)
+        legend = ax.get_legend()
+        colours: set[str] = set()
+        values = [t.get_color() for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        values += [t.arrow_patch.get_edgecolor() for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+        for artist in [*ax.lines, *ax.patches, *ax.collections]:
+            if artist is not ax.patch and artist.get_visible():
+                values += [
+                    getattr(artist, g)() for g in ("get_color", "get_facecolor", "get_edgecolor") if hasattr(artist, g)
+                ]
+        for value in values:
+            try:
+                rgba = to_rgba_array(value)
+            except (TypeError, ValueError):
+                continue
+            for row in rgba:
+                if row[3] > 0:
+                    colours.add(to_hex(row[:3]))
+        colours.discard("#ffffff")
+        out.append(
+            {
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "xticks": [t.get_text() for t in ax.get_xticklabels() if t.get_text()],
+                "yticks": [t.get_text() for t in ax.get_yticklabels() if t.get_text()],
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "texts": list(groups.values()),
+                "cmaps": sorted(
+                    {a.get_cmap().name for a in [*ax.images, *ax.collections] if a.get_array() is not None}
+                ),
+                "colours": sorted(colours),
+            }
+        )
+    return {"axes": out}
+
+
+def _lab(hex_colours: Sequence[str], deficiency: str | None = None) -> np.ndarray:
+    """CIELAB (D65) of colours, optionally as seen with a colour-vision deficiency."""
+    rgb = np.array([[int(h[k : k + 2], 16) / 255 for k in (1, 3, 5)] for h in hex_colours])
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    if deficiency:
+        lin = np.clip(lin @ _CVD[deficiency].T, 0, 1)
+    xyz = lin @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
+
+
+def figure_problems(facts: dict, *, distinct: float = 12.0, confusable: float = 10.0) -> list[str]:
+    """What makes a figure hard to read, from :func:`figure_facts`: an empty list when nothing does.
+
+    A figure has a problem when an axis has ticks but no label, two equal tick labels,
+    two equal legend entries or two equal text labels at the same horizontal anchor
+    (numbers such as edge margins may repeat), a red–green colour map
+    (:data:`RED_GREEN_MAPS`), or two colours that a reader with normal vision tells apart
+    (CIELAB distance at least ``distinct``) but that come within ``confusable`` of each other
+    for a reader with deuteranopia or protanopia (Machado et al. 2009, full severity).
+
+    Parameters
+    ----------
+    facts : dict
+        The output of :func:`figure_facts`.
+    distinct : float
+        CIELAB distance from which two colours are meant to differ.
+    confusable : float
+        CIELAB distance under which two colours look alike.
+
+    Returns
+    -------
+    list of str
+    """
+    import re
+
+    # values such as "+2", "0.25", "40%", "3 of 10" may repeat; names may not
+    numeric = re.compile(r"^[+\-−]?[\d.,]+%?( (of|/) [\d.,]+%?)?$")
+    problems = []
+    for k, ax in enumerate(facts["axes"]):
+        where = f"axes {k}"
+        groups = [("x tick", ax["xticks"]), ("y tick", ax["yticks"]), ("legend", ax["legend"])]
+        groups += [("text", [t for t in texts if not numeric.match(t)]) for texts in ax["texts"]]
+        for kind, labels in groups:
+            repeated = sorted({x for x in labels if labels.count(x) > 1})
+            if repeated:
+                problems.append(f"{where}: repeated {kind} labels {repeated[:3]}")
+        for axis in ("x", "y"):
+            if ax[f"{axis}ticks"] and not ax[f"{axis}label"].strip():
+                problems.append(f"{where}: the {axis} axis has ticks but no label")
+        bad = [c for c in ax["cmaps"] if c in RED_GREEN_MAPS]
+        if bad:
+            problems.append(f"{where}: red-green colour map {bad}")
+        colours = ax["colours"]
+        if len(colours) > 1:
+            normal = _lab(colours)
+            for deficiency in _CVD:
+                seen = _lab(colours, deficiency)
+                for i in range(len(colours)):
+                    for j in range(i + 1, len(colours)):
+                        if (
+                            np.linalg.norm(normal[i] - normal[j])
+                            >= distinct
+                            > confusable
+                            > np.linalg.norm(seen[i] - seen[j])
+                        ):
+                            problems.append(f"{where}: {colours[i]} and {colours[j]} look alike with {deficiency}")
+    return problems
+
+
+def record_figures(path: Any) -> None:
+    """In IPython, append :func:`figure_facts` of every figure a cell shows to a JSON-lines file.
+
+    The book's chapters call it in a hidden cell so that a test can check every built
+    figure with :func:`figure_problems`.  The file is emptied first.  Outside IPython it
+    does nothing.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (its folder is created).
+    """
+    import json
+    from pathlib import Path
+
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with Jupyter
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("")
+
+    def log(*_: Any) -> None:
+        import matplotlib.pyplot as plt
+
+        with target.open("a") as out:
+            for number in plt.get_fignums():
+                fig = plt.figure(number)
+                record = {"cell": shell.execution_count, "figure": number, **figure_facts(fig)}
+                out.write(json.dumps(record) + "\n")
+
+    # before matplotlib's own post_execute callback, which shows and closes the figures
+    callbacks = shell.events.callbacks["post_execute"]
+    callbacks[:] = [c for c in callbacks if not getattr(c, "_benchvote_figure_log", False)]
+    log._benchvote_figure_log = True  # type: ignore[attr-defined]
+    callbacks.insert(0, log)

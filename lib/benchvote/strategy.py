@@ -1,19 +1,19 @@
 r"""Strategic effort on a cardinal benchmark: the water-filling allocation.
 
-A model builder spends one unit of effort :math:`x_i \ge 0` across tasks;
-effort on task :math:`i` improves its score by a concave, differentiable
-:math:`f_i(x_i)` (diminishing returns).  Under a mean-score leaderboard the
-builder solves
+A model builder spends one unit of effort :math:`x_t \ge 0` across tasks;
+effort on task :math:`t` improves its score by a concave, differentiable,
+non-decreasing :math:`f_t(x_t)` (diminishing returns).  Under a mean-score
+leaderboard the builder solves
 
 .. math::
 
-    \max_{x \ge 0} \sum_i f_i(x_i) \quad\text{subject to}\quad \sum_i x_i = B.
+    \max_{x \ge 0} \sum_t f_t(x_t) \quad\text{subject to}\quad \sum_t x_t = B.
 
 The Karush-Kuhn-Tucker conditions say that at the optimum every task that
-gets effort has the same marginal return :math:`f_i'(x_i) = \lambda^\star`
-(the *water level*), and every task left out has :math:`f_i'(0) \le \lambda^\star`
+gets effort has the same marginal return :math:`f_t'(x_t) = \lambda^\star`
+(the *water level*), and every task left out has :math:`f_t'(0) \le \lambda^\star`
 (Hardt's textbook chapter).  Lowering :math:`\lambda` from the largest
-:math:`f_i'(0)` spends more and more effort, task by task, until the budget
+:math:`f_t'(0)` spends more and more effort, task by task, until the budget
 is used: the effort is typically concentrated on a few tasks with the highest
 returns, the "easy" ones.
 """

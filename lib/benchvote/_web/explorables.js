@@ -123,10 +123,44 @@
       return node;
     }
 
-    function short(name, n) {
-      name = String(name);
-      return name.length <= n ? name : name.slice(0, n - 1) + "\u2026";
+    /** The book's one shortening rule (benchvote.plotting.short_labels): at most `width` characters,
+     *  start and end kept around an ellipsis, the cut moved (or a number appended) until labels differ. */
+    function cut(chars, width, head) {
+      if (chars.length <= width) return chars.join("");
+      if (head === null) head = Math.floor((width - 1) / 2);
+      return chars.slice(0, head).join("") + "\u2026" + chars.slice(chars.length - (width - 1 - head)).join("");
     }
+
+    function shortLabels(names, width) {
+      const full = names.map((x) => Array.from(String(x)));
+      let out = full.map((c) => cut(c, width, null));
+      const mid = Math.floor((width - 1) / 2);
+      const heads = [];
+      for (let h = mid - 1; h > 0; h--) heads.push(h);
+      for (let h = mid + 1; h < width - 1; h++) heads.push(h);
+      for (let round = 0; round < width; round++) {
+        const seen = new Map();
+        out.forEach((label, k) => { if (!seen.has(label)) seen.set(label, []); seen.get(label).push(k); });
+        const clashes = [...seen.values()].filter((ks) => ks.length > 1);
+        if (!clashes.length) return out;
+        for (const ks of clashes) {
+          const taken = new Set(out.filter((_, k) => !ks.includes(k)));
+          let done = false;
+          for (const h of heads) {
+            const trial = ks.map((k) => cut(full[k], width, h));
+            if (new Set(trial).size === trial.length && !trial.some((t) => taken.has(t))) {
+              ks.forEach((k, q) => { out[k] = trial[q]; });
+              done = true;
+              break;
+            }
+          }
+          if (!done) ks.forEach((k, q) => { const tag = `#${q + 1}`; out[k] = cut(full[k], width - tag.length, null) + tag; });
+        }
+      }
+      return out;
+    }
+    BV.shortLabels = shortLabels;
+
 
     function fmt(v, digits) {
       return Number(v).toFixed(digits);
@@ -157,13 +191,14 @@
       const x0 = width * (opts.left || 0.40);
       const x1 = width * (1 - (opts.left || 0.40)) + width * 0.04;
       const maxLabel = opts.maxLabel || 30;
+      const names = shortLabels(labels, maxLabel);
       const maxRank = Math.max(m, ...before, ...after);
       const height = top + row * maxRank + 28;
       const y = (r) => top + row * (r - 0.5);
       const svg = sv("svg", {
         width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img",
         "aria-label": opts.alt, class: "bv-chart", "data-chart": opts.name || "bump",
-        preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px`,
+        preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px;min-width:${Math.ceil(width * 0.92)}px`,
       });
       svg.appendChild(sv("title", {}, opts.alt));
       svg.appendChild(sv("text", { x: x0, y: 16, "text-anchor": "middle", class: "bv-axis" }, opts.titles[0]));
@@ -184,9 +219,9 @@
         g.appendChild(sv("circle", { cx: x0, cy: y(before[i]), r: 3.5, fill: colour }));
         g.appendChild(sv("circle", { cx: x1, cy: y(after[i]), r: 3.5, fill: colour }));
         g.appendChild(sv("text", { x: x0 - 8, y: y(ly[i]) + 4, "text-anchor": "end", class: "bv-label",
-          fill: moved.has(i) ? FLIP : "#333" }, `${short(labels[i], maxLabel)}  ${rankText(before[i])}`));
+          fill: moved.has(i) ? FLIP : "#333" }, `${names[i]}  ${rankText(before[i])}`));
         g.appendChild(sv("text", { x: x1 + 8, y: y(ry[i]) + 4, "text-anchor": "start", class: "bv-label",
-          fill: moved.has(i) ? FLIP : "#333" }, `${rankText(after[i])}  ${short(labels[i], maxLabel)}`));
+          fill: moved.has(i) ? FLIP : "#333" }, `${rankText(after[i])}  ${names[i]}`));
         svg.appendChild(g);
       }
       return svg;
@@ -205,14 +240,15 @@
       const svg = sv("svg", {
         width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": opts.alt,
         class: "bv-chart", "data-chart": opts.name || "bars", preserveAspectRatio: "xMinYMin meet",
-        style: `max-width:${width}px`,
+        style: `max-width:${width}px;min-width:${Math.ceil(width * 0.92)}px`,
       });
       svg.appendChild(sv("title", {}, opts.alt));
       svg.appendChild(sv("text", { x: x0, y: 16, class: "bv-axis" }, opts.title));
+      const names = shortLabels(labels, 16);
       values.forEach((v, i) => {
         const yy = top + row * i;
         svg.appendChild(sv("text", { x: x0 - 6, y: yy + 14, "text-anchor": "end", class: "bv-label" },
-          short(labels[i], 16)));
+          names[i]));
         if (v === null) {
           svg.appendChild(sv("text", { x: x0 + 4, y: yy + 14, class: "bv-label", fill: FLIP }, "not ranked"));
           return;
@@ -244,7 +280,7 @@
       const py = (v) => height - bottom - (v / hi) * (height - top - bottom);
       const palette = ["#2c7fb8", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#a6761d", "#666666"];
       const svg = sv("svg", { width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img", class: "bv-chart",
-        "data-chart": "curves", preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px`,
+        "data-chart": "curves", preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px;min-width:${Math.ceil(width * 0.92)}px`,
         "aria-label": `Line chart of the ${a.length} return curves against effort, each with a dot at its optimal effort.` });
       svg.appendChild(sv("title", {}, svg.getAttribute("aria-label")));
       svg.appendChild(sv("line", { x1: left, y1: py(0), x2: px(budget), y2: py(0), stroke: "#555" }));
@@ -256,13 +292,14 @@
         class: "bv-axis" }, "score gain f(x)"));
       svg.appendChild(sv("text", { x: left - 4, y: py(hi) + 4, "text-anchor": "end", class: "bv-label" }, fmt(hi, 2)));
       svg.appendChild(sv("text", { x: left - 4, y: py(0) + 4, "text-anchor": "end", class: "bv-label" }, "0"));
+      const names = shortLabels(tasks, 16);
       a.forEach((_, i) => {
         const colour = palette[i % palette.length];
         const pts = Array.from({ length: 41 }, (_, k) => (k / 40) * budget).map((t) => `${px(t)},${py(f(i, t))}`);
         svg.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 1.8 }));
         svg.appendChild(sv("circle", { cx: px(x[i]), cy: py(f(i, x[i])), r: 4, fill: colour }));
         svg.appendChild(sv("text", { x: px(budget) + 6, y: py(f(i, budget)) + 4, class: "bv-label", fill: colour },
-          short(tasks[i], 16)));
+          names[i]));
       });
       return svg;
     }
@@ -278,8 +315,8 @@
       slot.replaceChildren(node);
     }
 
-    function slider(name, value, min, max, step, label) {
-      const wrap = el("label", { class: "bv-slider" });
+    function slider(name, value, min, max, step, label, full) {
+      const wrap = el("label", { class: "bv-slider", title: full === undefined ? label : String(full) });
       wrap.appendChild(el("span", { class: "bv-slider-name" }, label));
       const input = el("input", { type: "range", min: String(min), max: String(max), step: String(step),
         value: String(value), name, "aria-label": label });
@@ -319,7 +356,44 @@
 
     const kinds = {};
 
-    /** Check boxes add weak models to the field; the protected models' win-rate ranking is recomputed. */
+    /** Reduced fraction [num, den] (BigInt) as text, "p/q" or "p" when the denominator is 1. */
+    function fracText(f) {
+      return f[1] === 1n ? String(f[0]) : `${f[0]}/${f[1]}`;
+    }
+
+    /** A win rate as shown: "7/9 = 0.7778" when the reduced denominator is small, else "0.7778". */
+    function rateText(f) {
+      const v = Number(f[0]) / Number(f[1]);
+      return f[1] <= 200n ? `${fracText(f)} = ${fmt(v, 4)}` : fmt(v, 4);
+    }
+
+    /** Pairs whose order changes, sorted into strict reversals, ordered -> tied and tied -> ordered. */
+    function orderChanges(before, after) {
+      const out = { reversed: 0, toTie: 0, fromTie: 0 };
+      for (const [i, j] of changedPairs(before, after)) {
+        const b = sign(before[i] - before[j]);
+        const a = sign(after[i] - after[j]);
+        if (b * a < 0) out.reversed++;
+        else if (a === 0) out.toTie++;
+        else out.fromTie++;
+      }
+      return out;
+    }
+
+    /** The summary sentence of model-toggle: changed pairs by kind, and what the Kendall tau distance counts. */
+    function toggleSummary(added, p, changed, sorts, tau) {
+      const pairs = (p * (p - 1)) / 2;
+      const head = `${added} model(s) added to the field. `;
+      if (changed === 0) return head + `No pair of protected models changes order (Kendall tau distance ${fmt(tau, 3)}).`;
+      const parts = [];
+      if (sorts.reversed) parts.push(`${sorts.reversed} reversed`);
+      if (sorts.toTie) parts.push(`${sorts.toTie} ordered \u2192 tied`);
+      if (sorts.fromTie) parts.push(`${sorts.fromTie} tied \u2192 ordered`);
+      return head + `${changed} of the ${pairs} pair(s) of protected models change order (${parts.join(", ")}); ` +
+        `the Kendall tau distance, ${fmt(tau, 3)}, counts only the ${sorts.reversed} pair(s) strictly reversed`;
+    }
+
+    /** Check boxes add models to the field; the protected models' win rates and ranks are recomputed. */
     kinds["model-toggle"] = function (root, d) {
       const p = d.protected.length;
       const boxes = d.pool.map((name, k) => {
@@ -332,14 +406,15 @@
       });
       const grid = el("div", { class: "bv-grid", style: `grid-template-columns: repeat(${d.columns}, auto)` });
       boxes.forEach(([lab]) => grid.appendChild(lab));
-      root.appendChild(el("div", { class: "bv-heading" }, "Add weak models to the field:"));
+      root.appendChild(el("div", { class: "bv-heading" }, "Add models to the field:"));
       root.appendChild(grid);
       const [summary, slot] = outputs(root, false);
       const wins = d.wins && d.wins.map((row) => row.map(BigInt));
       const compared = d.compared && d.compared.map((row) => row.map(BigInt));
       let view = {};
 
-      function ranksFor(added) {
+      /** Ranks and exact mean win rates [num, den] of the protected models in the field protected + added. */
+      function ratesFor(added) {
         if (d.convention === "strict") {
           const field = d.protected.map((_, i) => i).concat(added.map((k) => p + k));
           const totals = [];
@@ -352,17 +427,49 @@
                   "the win rate of the protected model is undefined" };
               total = addFrac(total, [wins[a][j], compared[a][j]]);
             }
-            totals.push(total);
+            // the strict mean win rate divides by the size of the field, the model itself included
+            const size = BigInt(field.length);
+            const g = gcd(total[0], total[1] * size) || 1n;
+            totals.push([total[0] / g, (total[1] * size) / g]);
           }
-          return { ranks: exactMidranks(totals) };
+          return { ranks: exactMidranks(totals), rates: totals };
         }
         const key = added.reduce((acc, k) => acc + 2 ** k, 0);
-        return { ranks: d.lookup[key] };
+        return { ranks: d.lookup[key], rates: d.fractions[key].map(([a, b]) => [BigInt(a), BigInt(b)]) };
       }
+
+      function rateTable(beforeRates, afterRates, before, after, moved, count) {
+        const rule = d.convention === "strict" ? "strict mean win rate" : "quantile mean win rate";
+        const table = el("table", { class: "bv-rates", "data-table": "rates",
+          style: "border-collapse:collapse;margin:4px 0 8px;font-variant-numeric:tabular-nums" });
+        const cap = el("caption", { style: "caption-side:top;text-align:left;font-size:13px" },
+          `${rule} of each protected model (fraction when its denominator is at most 200) and its rank; ` +
+          "bold rows are models in a pair that changes order.");
+        table.appendChild(cap);
+        const head = el("tr", {});
+        ["model", "protected models only", `with ${count} added`, "rank"].forEach((h) =>
+          head.appendChild(el("th", { style: "text-align:left;padding:1px 10px 1px 0" }, h)));
+        table.appendChild(head);
+        const order = d.protected.map((_, i) => i).sort((a, b) => before[a] - before[b] || a - b);
+        for (const i of order) {
+          const tr = el("tr", { "data-model": d.protected[i] });
+          const cells = [d.protected[i], rateText(beforeRates[i]), rateText(afterRates[i]),
+            `${rankText(before[i])} \u2192 ${rankText(after[i])}`];
+          cells.forEach((c) => {
+            const td = el("td", { style: "padding:1px 10px 1px 0" });
+            td.appendChild(moved.has(i) ? el("b", {}, c) : document.createTextNode(c));
+            tr.appendChild(td);
+          });
+          table.appendChild(tr);
+        }
+        return table;
+      }
+
+      const base = ratesFor([]);
 
       function redraw() {
         const added = boxes.map(([, b], k) => (b.checked ? k : -1)).filter((k) => k >= 0);
-        const got = ranksFor(added);
+        const got = ratesFor(added);
         if (got.error) {
           summary.textContent = `Cannot rank: ${got.error}.`;
           slot.replaceChildren();
@@ -373,17 +480,24 @@
         const after = got.ranks;
         const changed = changedPairs(before, after);
         const flips = flippedPairs(before, after);
+        const sorts = orderChanges(before, after);
         const tau = kendallDistance(before, after);
-        summary.innerHTML = `<b>${added.length}</b> weak model(s) added; <b>${changed.length}</b> protected ` +
-          `pair(s) change order, <b>${flips.length}</b> reversed outright (Kendall tau distance ${fmt(tau, 3)})`;
-        summary.appendChild(document.createTextNode(describeChanges(before, after, d.protected, changed) + "."));
-        replace(slot, figure(bumpChart(before, after, d.protected, {
+        const text = toggleSummary(added.length, p, changed.length, sorts, tau) +
+          describeChanges(before, after, d.protected, changed) + (changed.length ? "." : "");
+        summary.textContent = text;
+        const moved = new Set(changed.flat());
+        const fig = figure(bumpChart(before, after, d.protected, {
           titles: ["protected models only", `with ${added.length} added`],
           alt: `Bump chart of the ${p} protected models: their win-rate ranks among themselves (left) and with ` +
             `${added.length} added model(s) in the field (right); ${changed.length} pair(s) change order.`,
-        }), d.caption));
+        }), d.caption);
+        fig.insertBefore(rateTable(base.rates, got.rates, before, after, moved, added.length), fig.firstChild);
+        replace(slot, fig);
+        const num = (f) => Number(f[0]) / Number(f[1]);
         view = { added: added.map((k) => d.pool[k]), before, after, changed: changed.length,
-          reversed: flips.length, tau };
+          reversed: flips.length, orderedToTied: sorts.toTie, tiedToOrdered: sorts.fromTie, tau,
+          beforeRates: base.rates.map(num), rates: got.rates.map(num), fractions: got.rates.map(fracText),
+          summary: text };
       }
 
       boxes.forEach(([, b]) => b.addEventListener("change", redraw));
@@ -395,7 +509,8 @@
     kinds["label-noise"] = function (root, d) {
       const n = d.tasks.length;
       root.appendChild(el("div", { class: "bv-heading" }, "Share of intact labels per task:"));
-      const sliders = d.tasks.map((t, k) => slider(`alpha-${k}`, 1, d.eps, 1, "any", short(t, 22)));
+      const sliderNames = shortLabels(d.tasks, 22);
+      const sliders = d.tasks.map((t, k) => slider(`alpha-${k}`, 1, d.eps, 1, "any", sliderNames[k], t));
       const box = el("div", { class: "bv-sliders" });
       sliders.forEach((s) => box.appendChild(s));
       root.appendChild(box);
@@ -490,7 +605,7 @@
       root.appendChild(el("div", { class: "bv-heading" }, "Untick a cell to remove that score:"));
       const grid = el("div", { class: "bv-grid bv-cells", style: `grid-template-columns: repeat(${n + 1}, auto)` });
       grid.appendChild(el("span", {}, ""));
-      d.tasks.forEach((t) => grid.appendChild(el("b", {}, short(t, 14))));
+      shortLabels(d.tasks, 14).forEach((t) => grid.appendChild(el("b", {}, t)));
       const boxes = [];
       for (let i = 0; i < m; i++) {
         grid.appendChild(el("b", {}, d.models[i]));
