@@ -409,8 +409,12 @@ class PairwiseConfidence:
 
     def frame(self) -> pd.DataFrame:
         """The signed distance from 1/2 to the interval (positive: row beats column with confidence)."""
-        gap = np.abs(self.preference - 0.5) - self.half_width
-        signed = np.where(self.decided, np.sign(self.preference - 0.5) * gap, 0.0)
+        decided = np.asarray(self.decided, dtype=bool)
+        signed = np.zeros(decided.shape)
+        lead = self.preference[decided] - 0.5
+        signed[decided] = np.sign(lead) * (
+            np.abs(lead) - self.half_width[decided]
+        )  # undecided pairs (and the diagonal) stay 0
         return pd.DataFrame(signed, index=self.models, columns=self.models)
 
 
@@ -605,8 +609,9 @@ def robustness_study(
     * ``"knn_mean"``: nearest-neighbour imputation, then the mean.
 
     Lower-is-better tasks are negated for the two cardinal methods.
-    Returns one row per (share, repetition, method) with the Kendall tau
-    *correlation* to the same method's ranking on the unperturbed table
+    Returns one row per (share, repetition, method) with the Kendall rank
+    correlation (column ``kendall_correlation``) to the same method's ranking
+    on the unperturbed table
     (:math:`1 - 2\times` the tau distance; 1 = unchanged) and whether the top 1
     and the top-3 set changed.
 
@@ -631,7 +636,7 @@ def robustness_study(
     >>> s = pd.DataFrame(np.arange(12.0).reshape(4, 3) % 5, columns=list("xyz"))
     >>> r = robustness_study(s, shares=[0.25], repetitions=2, methods=["mean", "partial_borda"])
     >>> r.columns.tolist(), len(r)
-    (['share', 'repetition', 'method', 'kendall_tau', 'top1_changed', 'top3_changed'], 4)
+    (['share', 'repetition', 'method', 'kendall_correlation', 'top1_changed', 'top3_changed'], 4)
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
     from .ranking import kendall_tau_distance
@@ -666,7 +671,7 @@ def robustness_study(
                         "share": share,
                         "repetition": rep,
                         "method": m,
-                        "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(ref, r),
+                        "kendall_correlation": 1.0 - 2.0 * kendall_tau_distance(ref, r),
                         "top1_changed": set(np.flatnonzero(r == r.min())) != set(np.flatnonzero(ref == ref.min())),
                         "top3_changed": set(np.argsort(r, kind="stable")[:3])
                         != set(np.argsort(ref, kind="stable")[:3]),
@@ -710,8 +715,9 @@ def instance_robustness(
 
     With ``scale_task`` the scores of the first task are multiplied by that
     factor before removal (the paper's scaling corruption :math:`\lambda`).
-    Returns the Kendall tau correlation of each ranking with the same
-    method's ranking on the complete, unscaled data.
+    Returns the Kendall rank correlation (column ``kendall_correlation``,
+    :math:`1 - 2\tau`) of each ranking with the same method's ranking on the
+    complete, unscaled data.
 
     Parameters
     ----------
@@ -732,7 +738,7 @@ def instance_robustness(
     --------
     >>> from benchvote.data import gumbel_instances
     >>> r = instance_robustness(gumbel_instances(5, 3, 10, phi=1.0, seed=0), [0.2], repetitions=2, seed=0)
-    >>> r.groupby("method")["kendall_tau"].mean().round(2).to_dict()
+    >>> r.groupby("method")["kendall_correlation"].mean().round(2).to_dict()
     {'mean': 1.0, 'partial_borda': 0.9, 'two_level_borda': 0.8}
     """
     from .ranking import kendall_tau_distance
@@ -773,7 +779,7 @@ def instance_robustness(
                         "share": share,
                         "repetition": rep,
                         "method": m,
-                        "kendall_tau": 1.0 - 2.0 * kendall_tau_distance(reference[m], ranked[m]),
+                        "kendall_correlation": 1.0 - 2.0 * kendall_tau_distance(reference[m], ranked[m]),
                     }
                 )
     return pd.DataFrame(rows)
