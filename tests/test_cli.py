@@ -178,7 +178,7 @@ def test_the_report_holds_the_library_numbers(tmp_path, capsys):
     pw = bv.sensitivity.possible_winners(scores)
     assert s["possible_winners"]["possible"] == [str(m) for m in scores.index[pw.possible.to_numpy()]]
     assert s["diversity"]["kendall_w"] == pytest.approx(bv.kendall_w(bv.rank(scores)))
-    pca = bv.spectrum.benchmark_pca(scores)
+    pca = bv.spectrum.benchmark_pca(scores, scale=True)  # the report standardises every task
     assert s["spectrum"]["explained"] == pytest.approx(list(np.asarray(pca.explained)))
 
 
@@ -212,3 +212,107 @@ def test_summary_and_html_when_asked(tmp_path, capsys):
     assert "<title>Audit of b.csv</title>" in page
     with pytest.raises(InputError):
         read_scores(write(tmp_path, "c.csv", "model,t1\nA,1\n"))
+
+
+# --------------------------------------------------------------------------- stdout holds only the JSON
+
+CHATTER = "HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();\n"
+NOISY_SOLVER = f"""
+import os, sys
+import scipy.optimize as opt
+
+def noisy(real):
+    def solve(*args, **kwargs):
+        os.write(1, {CHATTER!r}.encode())  # as HiGHS does from C++, past Python's sys.stdout
+        os.write(2, {CHATTER!r}.encode())
+        return real(*args, **kwargs)
+    return solve
+
+opt.milp, opt.linprog = noisy(opt.milp), noisy(opt.linprog)
+from benchvote.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _integer_board(tmp_path, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    board = pd.DataFrame(
+        rng.integers(0, 10, size=(40, 15)),
+        index=pd.Index([f"m{i}" for i in range(40)], name="model"),
+        columns=[f"t{k}" for k in range(15)],
+    )
+    board.to_csv(tmp_path / "int.csv")
+    return tmp_path / "int.csv"
+
+
+def test_json_to_stdout_stays_json_when_the_solver_prints_from_native_code(tmp_path):
+    path = _integer_board(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", NOISY_SOLVER, "audit", str(path), "--json", "-", "--n-boot", "50", "--time-limit", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["sections"]["possible_winners"]["k"] == 3
+    assert "Highs" not in done.stderr
+
+
+def test_json_to_stdout_on_a_table_that_makes_the_milp_work(tmp_path):
+    path = _integer_board(tmp_path, seed=1)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchvote", "audit", str(path), "--json", "-", "--n-boot", "50", "--time-limit", "0.5"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["sections"]["table"]["n_models"] == 40
+    assert "Highs" not in done.stderr and "Highs" not in done.stdout
+
+
+def test_with_json_to_stdout_and_html_the_summary_goes_to_stderr(tmp_path):
+    path = write(tmp_path, "b.csv", WIDE)
+    args = ["audit", str(path), "--json", "-", "--html", str(tmp_path / "r.html"), *FAST]
+    done = subprocess.run([sys.executable, "-m", "benchvote", *args], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    assert "possible winners:" in done.stderr
+
+
+def _boom(*args, **kwargs):
+    raise ValueError("boom")
+
+
+def test_an_internal_error_exits_1_and_asks_for_a_bug_report(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(bv.concordance, "diversity", _boom)  # the diversity section calls it at run time
+    monkeypatch.delenv("BENCHVOTE_DEBUG", raising=False)
+    path = write(tmp_path, "b.csv", WIDE)
+    outputs = ["--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")]
+    assert main(["audit", str(path), *outputs, *FAST]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" in err and "boom" in err and "bug" in err and "issues" in err
+    assert "Traceback" not in err and "error: boom" not in err
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()
+    monkeypatch.setenv("BENCHVOTE_DEBUG", "1")
+    assert main(["audit", str(path), *outputs, *FAST]) == 1
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_an_internal_error_is_not_reported_as_an_undefined_section(monkeypatch):
+    monkeypatch.setattr(bv.concordance, "diversity", _boom)
+    board = load("SuperGLUE").scores
+    with pytest.raises(ValueError, match="boom"):
+        bv.audit.audit(board, n_boot=20, time_limit=2)
+
+
+def test_an_undefined_measure_is_still_reported_in_its_section(tmp_path, capsys):
+    # model A wins everything: Bradley-Terry is undefined, reported as such, and the audit succeeds
+    path = write(tmp_path, "b.csv", "model,t1,t2,t3\nA,9,9,9\nB,0.5,0.7,4\nC,0.4,0.2,3\nD,0.1,0.9,3\n")
+    assert main(["audit", str(path), "--json", str(tmp_path / "r.json"), *FAST]) == 0
+    rules = json.loads((tmp_path / "r.json").read_text())["sections"]["rankings"]["rules"]
+    assert "not strongly connected" in rules["bradley_terry"]["undefined"]
+    status = main(["audit", str(path), "--primary", "bradley_terry", "--json", str(tmp_path / "s.json"), *FAST])
+    assert status == 2 and "primary rule bradley_terry is undefined" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()

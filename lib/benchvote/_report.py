@@ -1,8 +1,24 @@
-"""The HTML page of :meth:`benchvote.audit.Audit.to_html`: one file, figures as inline SVG, no network."""
+"""The HTML page of :meth:`benchvote.audit.Audit.to_html`: one file, figures as inline SVG, no network.
+
+**Escaping.**  Every string that comes from the user's table or options
+(model and task names, the title, messages that quote them) reaches the page
+through one of two functions: :func:`_e` for HTML text, attribute values and
+SVG (``& < > " '`` escaped), :func:`benchvote.explorables.script_json` for JSON inside a
+``<script>`` element (``< > &`` and U+2028/U+2029 written as ``\\uXXXX``, so
+no name can close the element, open a comment or end a line of script).
+Everything else interpolated is a number formatted here or a constant string.
+
+**Numbers.**  The headline numbers are written by :func:`_v`, which formats
+the value read from the JSON report (:meth:`~benchvote.audit.Audit.to_dict`)
+and marks it with ``data-json``: the key it came from, so tests can check
+that the page states the JSON's numbers.  A missing or non-finite value
+shows as a dash; the renderer never compares or formats ``nan``.
+"""
 
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 import numpy as np
@@ -25,19 +41,52 @@ nav ul{columns:2;font-size:.92rem}
 code{background:#f1f4f8;padding:0 .2rem;border-radius:3px}
 """
 
+DASH = "\u2013"  # an en dash: plain text, safe in HTML as it is
+
+# --------------------------------------------------------------------------- escaping and numbers
+
 
 def _e(x: Any) -> str:
-    return html.escape(str(x))
+    """Text for HTML or SVG content and quoted attribute values."""
+    return html.escape(str(x), quote=True)
 
 
-def _num(x: Any, digits: int = 3) -> str:
-    if x is None:
-        return "&ndash;"
+def _name(x: Any) -> str:
+    """A model or task name in HTML text: escaped, and isolated so a right-to-left mark cannot reorder the line."""
+    return f"<bdi>{_e(x)}</bdi>"
+
+
+def _names(xs: Any, sep: str = ", ") -> str:
+    return _e(sep).join(_name(x) for x in xs)
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _fmt(x: Any, spec: str = ".3f") -> str:
+    """A number as text; a dash when it is missing or not finite."""
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, int):
-        return str(x)
-    return f"{x:.{digits}f}"
+    if not _finite(x):
+        return DASH
+    if isinstance(x, (int, np.integer)) and spec.endswith("f"):
+        return str(int(x))
+    return format(x, spec)
+
+
+def _v(x: Any, key: str, spec: str = ".3f") -> str:
+    """A headline number, formatted, tagged with the JSON key it shows (``#len`` etc. name a derived count)."""
+    return f"<span class='v' data-json='{_e(key)}'>{_fmt(x, spec)}</span>"
+
+
+def _count(items: Any, key: str) -> str:
+    return _v(len(items), f"{key}#len", "d")
+
+
+def _pct(x: Any, key: str) -> str:
+    """A share shown as a whole percentage."""
+    return _v(x * 100 if _finite(x) else None, f"{key}#pct", ".0f") + "%"
 
 
 class _Rank(float):
@@ -45,7 +94,12 @@ class _Rank(float):
 
 
 def _cell(v: Any) -> str:
-    return f"{v:g}" if isinstance(v, _Rank) else _num(v)
+    if isinstance(v, str):
+        return _e(v)
+    return _fmt(v, "g") if isinstance(v, _Rank) else _fmt(v)
+
+
+# --------------------------------------------------------------------------- building blocks
 
 
 def _table(header: list[str], rows: list[list[Any]], numeric: set[int] | None = None) -> str:
@@ -54,10 +108,7 @@ def _table(header: list[str], rows: list[list[Any]], numeric: set[int] | None = 
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td class='num'>{_cell(v) if not isinstance(v, str) else _e(v)}</td>"
-            if k in numeric
-            else f"<td>{_e(v)}</td>"
-            for k, v in enumerate(row)
+            f"<td class='num'>{_cell(v)}</td>" if k in numeric else f"<td>{_e(v)}</td>" for k, v in enumerate(row)
         )
         + "</tr>"
         for row in rows
@@ -73,6 +124,14 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure class='audit-figure'>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
 
 
+def _svg_open(ident: str, width: int, height: int, title: str, desc: str) -> str:
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' role='img' aria-labelledby='{ident}-t {ident}-d' "
+        f"viewBox='0 0 {width} {height}' width='100%' style='max-width:{width}px'>"
+        f"<title id='{ident}-t'>{_e(title)}</title><desc id='{ident}-d'>{_e(desc)}</desc>"
+    )
+
+
 def _interval_svg(section: dict, order: list[str], ident: str) -> str:
     """Horizontal rank intervals, best model on top; dot = rank on the full table."""
     m = len(order)
@@ -85,12 +144,15 @@ def _interval_svg(section: dict, order: list[str], ident: str) -> str:
         return left + (r - 1) / max(m - 1, 1) * span
 
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' role='img' aria-labelledby='{ident}-t {ident}-d' "
-        f"viewBox='0 0 {width} {height}' width='100%' style='max-width:{width}px'>",
-        f"<title id='{ident}-t'>Rank intervals of {m} models</title>",
-        f"<desc id='{ident}-d'>For every model, a horizontal line from the lower to the upper end of its "
-        f"{int(round(section['level'] * 100))}% bootstrap interval of ranks, and a dot at its rank on the full "
-        "table; models are listed best first.</desc>",
+        _svg_open(
+            ident,
+            width,
+            height,
+            f"Rank intervals of {m} models",
+            "For every model, a horizontal line from the lower to the upper end of its "
+            f"{_fmt(section['level'] * 100, '.0f')}% bootstrap interval of ranks, and a dot at its rank on the full "
+            "table; models are listed best first.",
+        )
     ]
     ticks = sorted({1, m, *range(5, m + 1, 5)}) if m > 10 else list(range(1, m + 1))
     for t in ticks:
@@ -100,9 +162,13 @@ def _interval_svg(section: dict, order: list[str], ident: str) -> str:
         )
     for k, name in enumerate(order):
         y = top + row * k + row / 2
-        lo, hi, r = section["lower"][name], section["upper"][name], section["ranks"][name]
+        lo, hi, r = section["lower"].get(name), section["upper"].get(name), section["ranks"].get(name)
         parts.append(
             f"<text x='{left - 8}' y='{y + 4:.1f}' font-size='11' text-anchor='end'>{_e(_short(name, 34))}</text>"
+        )
+        if not (_finite(lo) and _finite(hi) and _finite(r)):
+            continue
+        parts.append(
             f"<line x1='{x(lo):.1f}' x2='{x(hi):.1f}' y1='{y:.1f}' y2='{y:.1f}' stroke='#2b6cb0' stroke-width='3'>"
             f"<title>{_e(name)}: rank {r:g}, interval {lo:g} to {hi:g}</title></line>"
             f"<circle cx='{x(r):.1f}' cy='{y:.1f}' r='3.5' fill='#c53030'/>"
@@ -115,18 +181,17 @@ def _interval_svg(section: dict, order: list[str], ident: str) -> str:
     return "".join(parts)
 
 
-def _bar_svg(
-    values: list[float], labels: list[str], ident: str, title: str, desc: str, xlabel: str, ylabel: str
-) -> str:
+def _bar_svg(values: list[Any], labels: list[str], ident: str, text: tuple[str, str, str, str]) -> str:
+    """One bar per value; ``text`` is (title, desc, x label, y label).  A missing value draws no bar."""
+    title, desc, xlabel, ylabel = text
     n = len(values)
     width, height, left, bottom, top = 640, 260, 56, 52, 16
     span_x, span_y = width - left - 16, height - top - bottom
-    vmax = max(max(values), 1e-12)
+    heights = [float(v) if _finite(v) and v > 0 else 0.0 for v in values]
+    vmax = max([*heights, 1e-12])
     bar = span_x / max(n, 1)
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' role='img' aria-labelledby='{ident}-t {ident}-d' "
-        f"viewBox='0 0 {width} {height}' width='100%' style='max-width:{width}px'>",
-        f"<title id='{ident}-t'>{_e(title)}</title><desc id='{ident}-d'>{_e(desc)}</desc>",
+        _svg_open(ident, width, height, title, desc),
         f"<line x1='{left}' x2='{left}' y1='{top}' y2='{top + span_y}' stroke='#39414f'/>",
         f"<line x1='{left}' x2='{left + span_x}' y1='{top + span_y}' y2='{top + span_y}' stroke='#39414f'/>",
     ]
@@ -136,12 +201,12 @@ def _bar_svg(
             f"<text x='{left - 6}' y='{y + 4:.1f}' font-size='10' text-anchor='end'>{t:.2f}</text>"
             f"<line x1='{left}' x2='{left + span_x}' y1='{y:.1f}' y2='{y:.1f}' stroke='#eef1f5'/>"
         )
-    for k, (v, lab) in enumerate(zip(values, labels)):
-        h = v / vmax * span_y
+    for k, (v, h_value, lab) in enumerate(zip(values, heights, labels)):
+        h = h_value / vmax * span_y
         xk = left + k * bar
         parts.append(
             f"<rect x='{xk + bar * 0.12:.1f}' y='{top + span_y - h:.1f}' width='{bar * 0.76:.1f}' height='{h:.1f}' "
-            f"fill='#2b6cb0'><title>{_e(lab)}: {v:.3f}</title></rect>"
+            f"fill='#2b6cb0'><title>{_e(lab)}: {_fmt(v)}</title></rect>"
         )
         if n <= 30:
             parts.append(
@@ -158,9 +223,266 @@ def _bar_svg(
 
 def _head(name: str, section: dict) -> str:
     return (
-        f"<section id='{name}' data-section='{name}'><h2>{_e(section['title'])}</h2>"
+        f"<section id='{_e(name)}' data-section='{_e(name)}'><h2>{_e(section['title'])}</h2>"
         f"<p class='about'>{_e(section['about'])} <a href='{_e(section['chapter'])}'>The book's chapter</a>.</p>"
     )
+
+
+def _explorable(ex: Any) -> str:
+    """An explorable's fragment (its payload written by :func:`benchvote.explorables.script_json`)."""
+    return str(ex.to_html())
+
+
+# --------------------------------------------------------------------------- the sections
+
+
+def _table_section(t: dict) -> str:
+    def listed(names: list[str]) -> str:
+        return ", ".join(names) or "none"
+
+    facts = [
+        ["models", t["n_models"]],
+        ["tasks", t["n_tasks"]],
+        ["lower-is-better tasks", listed([k for k, v in t["higher_is_better"].items() if not v])],
+        ["missing cells", t["missing_cells"]],
+        ["constant tasks (left out)", listed(t["constant_tasks"])],
+        ["identical tasks", "; ".join(" = ".join(g) for g in t["duplicated_tasks"]) or "none"],
+        ["identical models", "; ".join(" = ".join(g) for g in t["duplicated_models"]) or "none"],
+        ["models left out (missing scores)", listed(t["left_out_models"])],
+        ["tasks left out (missing scores)", listed(t["left_out_tasks"])],
+    ]
+    return _table(["", "value"], facts, numeric={1})
+
+
+def _condorcet(r: dict) -> str:
+    winner = r["condorcet_winner"]
+    if winner:
+        return (
+            "<p>Condorcet winner (beats every other model on a majority of tasks): "
+            f"<strong>{_name(winner)}</strong>.</p>"
+        )
+    examples = "; ".join(" &gt; ".join(_name(x) for x in [*c, c[0]]) for c in r["cycles"][:5])
+    return (
+        f"<p>No Condorcet winner. Majority cycles of three models: {_v(r['n_cycles'], 'rankings.n_cycles', 'd')}"
+        + (f", e.g. {examples}" if examples else "")
+        + ".</p>"
+    )
+
+
+def _rankings_section(r: dict, order: list[str]) -> str:
+    out = []
+    rules = [q for q in r["rules"] if "undefined" not in r["rules"][q]]
+    for rule in r["rules"].values():
+        if "undefined" in rule:
+            out.append(f"<p>{_e(rule['label'])} is not defined on this table: {_e(rule['undefined'])}.</p>")
+    labels = [r["rules"][q]["label"] for q in rules]
+    rows = [[k + 1, m] + [_Rank(r["rules"][q]["ranks"][m]) for q in rules] for k, m in enumerate(order)]
+    out.append(
+        "<p>Ranks (1 = best, ties share the mean rank), models in the order of the primary rule.</p>"
+        + _table(["#", "model", *labels], rows, numeric=set(range(2, len(rules) + 2)))
+    )
+    dist = [[r["rules"][a]["label"]] + [r["kendall_distance"][a][b] for b in rules] for a in rules]
+    out.append(
+        "<p>Kendall tau distance between the rules' rankings (share of model pairs ordered oppositely):</p>"
+        + _table(["", *labels], dist, numeric=set(range(1, len(rules) + 1)))
+    )
+    if r["kemeny_note"]:
+        out.append(f"<p>{_e(r['kemeny_note'])}.</p>")
+    out.append(_condorcet(r))
+    return "".join(out)
+
+
+def _diversity_section(d: dict) -> str:
+    rows = [
+        ["Kendall's W", d["kendall_w"]],
+        ["diversity 1 - W", d["diversity"]],
+        ["mean pairwise max rank change", d["mean_pairwise_mrc"]],
+    ]
+    return _table(["measure", "value"], rows, numeric={1})
+
+
+def _interval_section(name: str, iv: dict, rule_label: str, order: list[str]) -> str:
+    level = _fmt(iv["level"] * 100, ".0f")
+    caption = (
+        f"Figure: {level}% rank intervals from {iv['n_boot']} redraws "
+        f"({'tasks' if name == 'intervals' else 'test instances'} redrawn), ranked by "
+        f"{rule_label}. Line: interval of ranks; dot: rank on the full table."
+    )
+    text = (
+        f"<p>{_count(iv['inseparable'], f'{name}.inseparable')} of {_v(iv['n_pairs'], f'{name}.n_pairs', 'd')} "
+        f"pairs are inseparable at this level, {_v(iv['adjacent_inseparable'], f'{name}.adjacent_inseparable', 'd')} "
+        f"of the {len(order) - 1} adjacent pairs of the ranking."
+        + (
+            f" {_v(iv['redrawn'], f'{name}.redrawn', 'd')} redraws were refused by the rule and drawn again."
+            if iv["redrawn"]
+            else ""
+        )
+        + "</p>"
+    )
+    rows = [[m, _Rank(iv["ranks"][m]), _Rank(iv["lower"][m]), _Rank(iv["upper"][m])] for m in order]
+    return (
+        _figure(_interval_svg(iv, order, name), caption)
+        + text
+        + _table(["model", "rank", "lower", "upper"], rows, numeric={1, 2, 3})
+    )
+
+
+def _winners_section(pw: dict, tasks: list[str]) -> str:
+    out = [
+        f"<p>Box: every task keeps between eps = {_v(pw['eps'], 'possible_winners.eps', '.3g')} and all of its labels. "
+        f"Possible winners ({_count(pw['possible'], 'possible_winners.possible')}): "
+        f"<strong>{_names(pw['possible']) or 'none'}</strong>"
+        + (f"; undecided: {_names(pw['undecided'])}" if pw["undecided"] else "")
+        + ".</p>"
+    ]
+    if "top_k_possible" in pw:
+        out.append(
+            f"<p>Models that some weighting puts in the top {_v(pw['k'], 'possible_winners.k', 'd')}: "
+            f"{_count(pw['top_k_possible'], 'possible_winners.top_k_possible')} ({_names(pw['top_k_possible'])})"
+            + (f"; undecided within the time limit: {_names(pw['top_k_undecided'])}" if pw["top_k_undecided"] else "")
+            + ".</p>"
+        )
+    rows = [[m] + [pw["weights"][m][task] for task in tasks] for m in pw["possible"]]
+    out.append("<p>Weights (largest 1) that put each possible winner first, recounted exactly:</p>")
+    out.append(_table(["winner", *tasks], rows, numeric=set(range(1, len(tasks) + 1))))
+    return "".join(out)
+
+
+def _status_html(section: dict, name: str) -> str:
+    """:func:`benchvote.audit._status`, with the bound tagged as a number of the JSON."""
+    if section["optimal"] or section["upper_bound"] is None:
+        return _e(_status(section))
+    return f"certified bound {_v(section['upper_bound'], f'{name}.upper_bound')}"
+
+
+def _cardinal_section(c: dict, tasks: list[str], frames: dict) -> str:
+    key = "cardinal_sensitivity"
+    out = [
+        f"<p>Worst reweighting found: tau distance <strong>{_v(c['tau_distance'], f'{key}.tau_distance')}</strong> "
+        f"({_v(c['n_flipped'], f'{key}.n_flipped', 'd')} pairs reversed), {_status_html(c, key)}; "
+        f"method {_e(c['method'])}, eps = {_v(c['eps'], f'{key}.eps', '.3g')}, "
+        f"largest rank change {_v(c['mrc'], f'{key}.mrc')} (1 = a model moves from first to last).</p>"
+        + (f"<p>{_e(c['note'])}.</p>" if c["note"] else "")
+    ]
+    text = (
+        "Worst-case task weights",
+        "One bar per task: the weight the worst reweighting found gives it (largest 1).",
+        "task",
+        "weight",
+    )
+    weights = [c["weights"].get(task) for task in tasks]
+    out.append(
+        _figure(
+            _bar_svg(weights, tasks, "cardinal-weights", text),
+            "Figure: the task weights of the worst reweighting found (the share of each task's labels kept).",
+        )
+    )
+    if "cardinal" in frames:
+        from .explorables import label_noise
+
+        work, hib = frames["scores"], frames["higher_is_better"]
+        slider = label_noise(work, hib, top=min(12, len(work)), eps=c["eps"], worst=frames["cardinal"].weights)
+        out.append(
+            "<p>Move the sliders to reweight the tasks and watch the top models reorder "
+            "(computed in this page):</p>" + _explorable(slider)
+        )
+    return "".join(out)
+
+
+def _ordinal_section(o: dict) -> str:
+    key = "ordinal_sensitivity"
+    out = [
+        f"<p>Protected models: {_names(o['protected'])}. Adding "
+        f"{_count(o['added'], f'{key}.added')} model(s) reverses {_v(o['n_flipped'], f'{key}.n_flipped', 'd')} of "
+        f"their pairs (tau distance {_v(o['tau_distance'], f'{key}.tau_distance')}, {_status_html(o, key)}).</p>"
+    ]
+    if o["iia_pairs"]:
+        rows = [[p["leader"], p["trailer"], p["status"], ", ".join(p["certificate"])] for p in o["iia_pairs"]]
+        out.append(
+            f"<p>IIA certificates among the top {len(o['iia_top'])} ({_e(o['iia_rule'])}): for each pair, "
+            "a smallest set of other models whose presence reverses it.</p>"
+            + _table(["leader", "trailer", "status", "smallest reversing set"], rows)
+        )
+    return "".join(out)
+
+
+def _missing_section(mi: dict) -> str:
+    out = [
+        f"<p>{_v(mi['decided_pairs'], 'missing.decided_pairs', 'd')} of {_v(mi['n_pairs'], 'missing.n_pairs', 'd')} "
+        f"pairs are decided by the observed tasks (delta = {_v(mi['delta'], 'missing.delta', '.2f')}).</p>"
+    ]
+    rows = [[k + 1, m, mi["partial_borda"][m], mi["helm_win_rate"][m]] for k, m in enumerate(mi["ranking"])]
+    out.append(_table(["#", "model", "partial Borda", "HELM win rate"], rows, numeric={2, 3}))
+    if mi["undecided_top_pairs"]:
+        pairs = "; ".join(f"{_name(a)} / {_name(b)}" for a, b in mi["undecided_top_pairs"])
+        out.append(f"<p>Undecided pairs among the top: {pairs}.</p>")
+    return "".join(out)
+
+
+def _domains_section(dm: dict) -> str:
+    axis = dm["single_peaked_axis"]
+    rows = [
+        ["models", ", ".join(dm["models"])],
+        ["single-peaked", "yes, axis " + " - ".join(axis) if dm["single_peaked"] and axis else "no"],
+        ["group-separable", "yes" if dm["group_separable"] else "no"],
+        ["distance-restriction degree", str(dm["distance_degree"])],
+        ["majority relation transitive", "yes" if dm["majority_transitive"] else "no"],
+        ["majority cycles", "; ".join(" > ".join(cy) for cy in dm["cycles"]) or "none"],
+        ["Kemeny ranking", " > ".join(dm["kemeny_ranking"])],
+    ]
+    return _table(["property", "value"], rows)
+
+
+def _spectrum_section(sp: dict) -> str:
+    shown = sp["explained"][:20]
+    text = (
+        "Explained variance by component",
+        "One bar per principal component: the share of the table's variance it explains.",
+        "principal component",
+        "share of variance",
+    )
+    first = _fmt(shown[0] * 100, ".0f") if shown and _finite(shown[0]) else DASH
+    return _figure(
+        _bar_svg(shown, [f"PC{k + 1}" for k in range(len(shown))], "spectrum-fig", text),
+        f"Figure: share of the variance explained by each principal component of the standardised table "
+        f"(first {len(shown)}). The first explains {first}%.",
+    )
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def _body(name: str, s: dict, frames: dict) -> str:
+    """The inside of one defined section."""
+    sec, r = s[name], s["rankings"]
+    order, tasks = r["ranking"], s["table"]["measured_tasks"]
+    if name == "table":
+        return _table_section(sec)
+    if name == "rankings":
+        return _rankings_section(sec, order)
+    if name in ("intervals", "instance_intervals"):
+        return _interval_section(name, sec, r["rules"][sec["rule"]]["label"], order)
+    if name == "possible_winners":
+        return _winners_section(sec, tasks)
+    if name == "cardinal_sensitivity":
+        return _cardinal_section(sec, tasks, frames)
+    simple = {
+        "diversity": _diversity_section,
+        "ordinal_sensitivity": _ordinal_section,
+        "missing": _missing_section,
+        "domains": _domains_section,
+        "spectrum": _spectrum_section,
+    }
+    return simple[name](sec)
+
+
+def _section(name: str, s: dict, frames: dict) -> str:
+    sec = s[name]
+    if "undefined" in sec:
+        inner = f"<p>Not computed on this table: {_e(sec['undefined'])}.</p>"
+    else:
+        inner = _body(name, s, frames)
+    return _head(name, sec) + inner + "</section>"
 
 
 def render_html(report: Any, title: str) -> str:
@@ -168,258 +490,30 @@ def render_html(report: Any, title: str) -> str:
     from . import __version__
 
     s = report.to_dict()["sections"]
-    frames = report.results
-    out: list[str] = []
-    t = s["table"]
-    r = s["rankings"]
-    order = r["ranking"]
-    out.append(
-        f"<h1>{_e(title)}</h1><p class='meta'>{t['n_models']} models, {t['n_tasks']} tasks; "
-        f"benchvote {_e(__version__)}; primary rule: {_e(r['rules'][r['primary']]['label'])}; "
-        f"seed {report.settings['seed']}.</p>"
-    )
+    t, r = s["table"], s["rankings"]
     ok = {name: sec for name, sec in s.items() if "undefined" not in sec}
-    out.append(_summary(ok))
-    out.append("<nav><h2>Sections</h2><ul>")
-    out.extend(f"<li><a href='#{name}'>{_e(sec['title'])}</a></li>" for name, sec in s.items())
-    out.append("</ul></nav>")
-
-    # the table
-    out.append(_head("table", t))
-    facts = [
-        ["models", t["n_models"]],
-        ["tasks", t["n_tasks"]],
-        ["lower-is-better tasks", ", ".join(k for k, v in t["higher_is_better"].items() if not v) or "none"],
-        ["missing cells", t["missing_cells"]],
-        ["constant tasks (left out)", ", ".join(t["constant_tasks"]) or "none"],
-        ["identical tasks", "; ".join(" = ".join(g) for g in t["duplicated_tasks"]) or "none"],
-        ["identical models", "; ".join(" = ".join(g) for g in t["duplicated_models"]) or "none"],
-        ["models left out (missing scores)", ", ".join(t["left_out_models"]) or "none"],
-        ["tasks left out (missing scores)", ", ".join(t["left_out_tasks"]) or "none"],
+    parts = [
+        f"<h1>{_e(title)}</h1><p class='meta'>{_v(t['n_models'], 'table.n_models', 'd')} models, "
+        f"{_v(t['n_tasks'], 'table.n_tasks', 'd')} tasks; benchvote {_e(__version__)}; "
+        f"primary rule: {_e(r['rules'][r['primary']]['label'])}; seed {_e(report.settings['seed'])}.</p>",
+        _summary(ok),
+        "<nav><h2>Sections</h2><ul>",
+        *(f"<li><a href='#{_e(name)}'>{_e(sec['title'])}</a></li>" for name, sec in s.items()),
+        "</ul></nav>",
+        *(_section(name, s, report.results) for name in s),
     ]
-    out.append(_table(["", "value"], facts, numeric={1}) + "</section>")
-
-    # rankings
-    out.append(_head("rankings", r))
-    rules = [q for q in r["rules"] if "undefined" not in r["rules"][q]]
-    for rule in r["rules"].values():
-        if "undefined" in rule:
-            out.append(f"<p>{_e(rule['label'])} is not defined on this table: {_e(rule['undefined'])}.</p>")
-    rows = [[k + 1, m] + [_Rank(r["rules"][q]["ranks"][m]) for q in rules] for k, m in enumerate(order)]
-    out.append(
-        "<p>Ranks (1 = best, ties share the mean rank), models in the order of the primary rule.</p>"
-        + _table(["#", "model"] + [r["rules"][q]["label"] for q in rules], rows, numeric=set(range(2, len(rules) + 2)))
-    )
-    dist = [[r["rules"][a]["label"]] + [r["kendall_distance"][a][b] for b in rules] for a in rules]
-    out.append(
-        "<p>Kendall tau distance between the rules' rankings (share of model pairs ordered oppositely):</p>"
-        + _table([""] + [r["rules"][q]["label"] for q in rules], dist, numeric=set(range(1, len(rules) + 1)))
-    )
-    if r["kemeny_note"]:
-        out.append(f"<p>{_e(r['kemeny_note'])}.</p>")
-    winner = r["condorcet_winner"]
-    out.append(
-        f"<p>Condorcet winner (beats every other model on a majority of tasks): <strong>{_e(winner)}</strong>.</p>"
-        if winner
-        else f"<p>No Condorcet winner. Majority cycles of three models: {r['n_cycles']}"
-        + (
-            ", e.g. " + "; ".join(" &gt; ".join(_e(x) for x in c) + " &gt; " + _e(c[0]) for c in r["cycles"][:5])
-            if r["cycles"]
-            else ""
-        )
-        + ".</p>"
-    )
-    out.append("</section>")
-
-    if "diversity" in ok:
-        d = s["diversity"]
-        out.append(_head("diversity", d))
-        out.append(
-            _table(
-                ["measure", "value"],
-                [
-                    ["Kendall's W", d["kendall_w"]],
-                    ["diversity 1 - W", d["diversity"]],
-                    ["mean pairwise max rank change", d["mean_pairwise_mrc"]],
-                ],
-                numeric={1},
-            )
-            + "</section>"
-        )
-
-    for name in ("intervals", "instance_intervals"):
-        if name not in ok:
-            continue
-        iv = s[name]
-        out.append(_head(name, iv))
-        caption = (
-            f"Figure: {int(round(iv['level'] * 100))}% rank intervals from {iv['n_boot']} redraws "
-            f"({'tasks' if name == 'intervals' else 'test instances'} redrawn), ranked by "
-            f"{r['rules'][iv['rule']]['label']}. Line: interval of ranks; dot: rank on the full table."
-        )
-        out.append(_figure(_interval_svg(iv, order, name), caption))
-        out.append(
-            f"<p>{len(iv['inseparable'])} of {iv['n_pairs']} pairs are inseparable at this level, "
-            f"{iv['adjacent_inseparable']} of the {len(order) - 1} adjacent pairs of the ranking."
-            + (f" {iv['redrawn']} redraws were refused by the rule and drawn again." if iv["redrawn"] else "")
-            + "</p>"
-        )
-        rows = [[m, _Rank(iv["ranks"][m]), _Rank(iv["lower"][m]), _Rank(iv["upper"][m])] for m in order]
-        out.append(_table(["model", "rank", "lower", "upper"], rows, numeric={1, 2, 3}) + "</section>")
-
-    if "possible_winners" in ok:
-        pw = s["possible_winners"]
-        out.append(_head("possible_winners", pw))
-        out.append(
-            f"<p>Box: every task keeps between eps = {pw['eps']:.3g} and all of its labels. "
-            f"Possible winners: <strong>{', '.join(_e(m) for m in pw['possible']) or 'none'}</strong>"
-            + (f"; undecided: {', '.join(_e(m) for m in pw['undecided'])}" if pw["undecided"] else "")
-            + ".</p>"
-        )
-        if "top_k_possible" in pw:
-            out.append(
-                f"<p>Models that some weighting puts in the top {pw['k']}: {len(pw['top_k_possible'])} "
-                f"({', '.join(_e(m) for m in pw['top_k_possible'])})"
-                + (
-                    f"; undecided within the time limit: {', '.join(_e(m) for m in pw['top_k_undecided'])}"
-                    if pw["top_k_undecided"]
-                    else ""
-                )
-                + ".</p>"
-            )
-        tasks = s["table"]["measured_tasks"]
-        rows = [[m] + [pw["weights"][m][task] for task in tasks] for m in pw["possible"]]
-        out.append("<p>Weights (largest 1) that put each possible winner first, recounted exactly:</p>")
-        out.append(_table(["winner"] + tasks, rows, numeric=set(range(1, len(tasks) + 1))) + "</section>")
-
-    if "cardinal_sensitivity" in ok:
-        c = s["cardinal_sensitivity"]
-        out.append(_head("cardinal_sensitivity", c))
-        status = _status(c)
-        out.append(
-            f"<p>Worst reweighting found: tau distance <strong>{_num(c['tau_distance'])}</strong> "
-            f"({c['n_flipped']} pairs reversed), {status}; method {_e(c['method'])}, eps = {c['eps']:.3g}, "
-            f"largest rank change {_num(c['mrc'], 0)}.</p>" + (f"<p>{_e(c['note'])}.</p>" if c["note"] else "")
-        )
-        weights = [c["weights"][task] for task in tasks]
-        out.append(
-            _figure(
-                _bar_svg(
-                    weights,
-                    tasks,
-                    "cardinal-weights",
-                    "Worst-case task weights",
-                    "One bar per task: the weight the worst reweighting found gives it (largest 1).",
-                    "task",
-                    "weight",
-                ),
-                "Figure: the task weights of the worst reweighting found (the share of each task's labels kept).",
-            )
-        )
-        if "cardinal" in frames:
-            from .explorables import label_noise
-
-            work, hib = frames["scores"], frames["higher_is_better"]
-            try:
-                out.append(
-                    "<p>Move the sliders to reweight the tasks and watch the top models reorder "
-                    "(computed in this page):</p>"
-                    + label_noise(
-                        work, hib, top=min(12, len(work)), eps=c["eps"], worst=frames["cardinal"].weights
-                    ).to_html()
-                )
-            except ValueError as err:  # e.g. a top group too small to show
-                out.append(f"<p>(No slider: {_e(err)}.)</p>")
-        out.append("</section>")
-
-    if "ordinal_sensitivity" in ok:
-        o = s["ordinal_sensitivity"]
-        out.append(_head("ordinal_sensitivity", o))
-        status = _status(o)
-        out.append(
-            f"<p>Protected models: {', '.join(_e(m) for m in o['protected'])}. Adding "
-            f"{len(o['added'])} model(s) reverses {o['n_flipped']} of their pairs "
-            f"(tau distance {_num(o['tau_distance'])}, {status}).</p>"
-        )
-        if o["iia_pairs"]:
-            rows = [[p["leader"], p["trailer"], p["status"], ", ".join(p["certificate"])] for p in o["iia_pairs"]]
-            out.append(
-                f"<p>IIA certificates among the top {len(o['iia_top'])} ({_e(o['iia_rule'])}): for each pair, "
-                "a smallest set of other models whose presence reverses it.</p>"
-                + _table(["leader", "trailer", "status", "smallest reversing set"], rows)
-            )
-        out.append("</section>")
-
-    if "missing" in ok:
-        mi = s["missing"]
-        out.append(_head("missing", mi))
-        out.append(
-            f"<p>{mi['decided_pairs']} of {mi['n_pairs']} pairs are decided by the observed tasks "
-            f"(confidence 1 - delta = {1 - mi['delta']:.2f}).</p>"
-        )
-        rows = [[k + 1, m, mi["partial_borda"][m], mi["helm_win_rate"][m]] for k, m in enumerate(mi["ranking"])]
-        out.append(_table(["#", "model", "partial Borda", "HELM win rate"], rows, numeric={2, 3}))
-        if mi["undecided_top_pairs"]:
-            out.append(
-                "<p>Undecided pairs among the top: "
-                + "; ".join(f"{_e(a)} / {_e(b)}" for a, b in mi["undecided_top_pairs"])
-                + ".</p>"
-            )
-        out.append("</section>")
-
-    if "domains" in ok:
-        dm = s["domains"]
-        out.append(_head("domains", dm))
-        out.append(
-            _table(
-                ["property", "value"],
-                [
-                    ["models", ", ".join(dm["models"])],
-                    [
-                        "single-peaked",
-                        "yes, axis " + " - ".join(dm["single_peaked_axis"]) if dm["single_peaked"] else "no",
-                    ],
-                    ["group-separable", "yes" if dm["group_separable"] else "no"],
-                    ["distance-restriction degree", str(dm["distance_degree"])],
-                    ["majority relation transitive", "yes" if dm["majority_transitive"] else "no"],
-                    ["majority cycles", "; ".join(" > ".join(cy) for cy in dm["cycles"]) or "none"],
-                    ["Kemeny ranking", " > ".join(dm["kemeny_ranking"])],
-                ],
-            )
-            + "</section>"
-        )
-
-    if "spectrum" in ok:
-        sp = s["spectrum"]
-        out.append(_head("spectrum", sp))
-        shown = sp["explained"][:20]
-        out.append(
-            _figure(
-                _bar_svg(
-                    shown,
-                    [f"PC{k + 1}" for k in range(len(shown))],
-                    "spectrum-fig",
-                    "Explained variance by component",
-                    "One bar per principal component: the share of the table's variance it explains.",
-                    "principal component",
-                    "share of variance",
-                ),
-                f"Figure: share of the variance explained by each principal component (first {len(shown)}). "
-                f"The first explains {shown[0]:.0%}.",
-            )
-            + "</section>"
-        )
-    for name, sec in s.items():
-        if name not in ok:
-            out.append(_head(name, sec) + f"<p>Not computed on this table: {_e(sec['undefined'])}.</p></section>")
-    body = "".join(out)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>{body}"
+        f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>{''.join(parts)}"
         f"<footer><p class='meta'>Made by benchvote {_e(__version__)} (<code>benchvote audit</code>); "
         "every number is also in the JSON report.</p></footer></body></html>"
     )
+
+
+def _largest_distance(r: dict) -> Any:
+    values = [v for row in r["kendall_distance"].values() for v in row.values() if _finite(v)]
+    return max(values) if values else None
 
 
 def _summary(s: dict) -> str:
@@ -428,11 +522,11 @@ def _summary(s: dict) -> str:
     order = r["ranking"]
     defined = [q for q in r["rules"] if "undefined" not in r["rules"][q]]
     items = [
-        ("Top five", ", ".join(_e(m) for m in order[:5])),
+        ("Top five", _names(order[:5])),
         (
             "Rules",
             f"{len(defined)} rules; largest Kendall distance between two of them "
-            f"{max(max(v.values()) for v in r['kendall_distance'].values()):.3f}",
+            f"{_v(_largest_distance(r), 'rankings.kendall_distance#max')}",
         ),
     ]
     if "intervals" in s:
@@ -440,15 +534,22 @@ def _summary(s: dict) -> str:
         items.append(
             (
                 "Separable?",
-                f"{iv['adjacent_inseparable']} of {len(order) - 1} adjacent pairs inseparable "
-                f"at {int(round(iv['level'] * 100))}%",
+                f"{_v(iv['adjacent_inseparable'], 'intervals.adjacent_inseparable', 'd')} of {len(order) - 1} "
+                f"adjacent pairs inseparable at {_pct(iv['level'], 'intervals.level')}",
             )
         )
     if "possible_winners" in s:
         pw = s["possible_winners"]
-        shown = ", ".join(_e(m) for m in pw["possible"][:8]) + (" ..." if len(pw["possible"]) > 8 else "")
-        items.append(("Possible winners", f"{len(pw['possible'])}: {shown}"))
+        shown = _names(pw["possible"][:8]) + (" ..." if len(pw["possible"]) > 8 else "")
+        items.append(("Possible winners", f"{_count(pw['possible'], 'possible_winners.possible')}: {shown}"))
     if "cardinal_sensitivity" in s:
         c = s["cardinal_sensitivity"]
-        items.append(("Label-noise sensitivity", f"tau {c['tau_distance']:.3f} ({_status(c)})"))
-    return "<dl class='key'>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+        items.append(
+            (
+                "Label-noise sensitivity",
+                f"tau {_v(c['tau_distance'], 'cardinal_sensitivity.tau_distance')} "
+                f"({_status_html(c, 'cardinal_sensitivity')}), largest rank change "
+                f"{_v(c['mrc'], 'cardinal_sensitivity.mrc')}",
+            )
+        )
+    return "<dl class='key'>" + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"

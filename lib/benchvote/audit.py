@@ -23,22 +23,47 @@ certified bound next to the value found.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_number, direction_of, split_table
+from ._validation import as_score_matrix, check_number, check_tol, direction_of, split_table
 from .aggregation import borda, mean_score, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
-__all__ = ["Audit", "audit", "AUDIT_RULES", "SECTIONS"]
+__all__ = ["Audit", "audit", "AUDIT_RULES", "SECTIONS", "AuditInputError", "NotDefined"]
+
+
+class AuditInputError(ValueError):
+    """The table or an option cannot be audited (the user's input, not a bug); the message says what to change."""
+
+
+class NotDefined(ValueError):
+    """A measure is not defined on this table; its section reports the reason instead of stopping the audit.
+
+    Only this exception turns a section into ``{"undefined": reason}``; any
+    other error is a bug and propagates.
+    """
+
+
+@contextlib.contextmanager
+def _as_input_error() -> Iterator[None]:
+    """Report the library's validation of the table and the options as :class:`AuditInputError`."""
+    try:
+        yield
+    except AuditInputError:
+        raise
+    except ValueError as err:
+        raise AuditInputError(str(err)) from err
+
 
 #: Where the book explains each section (chapter pages of the repository).
 BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
@@ -111,16 +136,29 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
     "spectrum": (
         "Spectrum of the table",
         "tradeoff",
-        "Principal components of the centred table: a first component that explains most of the variance means "
+        "Principal components of the standardised table (each task centred and scaled to unit variance, so no "
+        "task weighs more for its units): a first component that explains most of the variance means "
         "the tasks mostly measure one thing. A flat spectrum means several directions of ability.",
     ),
 }
 
 
 def _bradley_terry_rule(scores: Any, higher_is_better: Any = True) -> Any:
+    """Bradley-Terry ratings; :class:`NotDefined` when the maximum-likelihood ratings do not exist."""
+    from scipy.sparse.csgraph import connected_components
+
     from .ratings import bradley_terry, comparison_matrix
 
-    return bradley_terry(comparison_matrix(scores, higher_is_better)).ratings
+    wins = comparison_matrix(scores, higher_is_better)
+    beats = np.asarray(wins, dtype=float) > 0
+    np.fill_diagonal(beats, False)
+    n_parts, _ = connected_components(beats, directed=True, connection="strong")
+    if n_parts > 1:
+        raise NotDefined(
+            "the comparison graph is not strongly connected (some model never loses or never wins "
+            "against a group): the maximum-likelihood ratings do not exist"
+        )
+    return bradley_terry(wins).ratings
 
 
 def _helm_rule(scores: Any, higher_is_better: Any = True) -> Any:
@@ -271,9 +309,12 @@ def audit(
 
     Raises
     ------
-    ValueError
-        When the table has fewer than two models or tasks, an unknown
-        ``primary``, or no complete part of two models and two tasks.
+    AuditInputError
+        (a ``ValueError``) When the table has fewer than two models or tasks,
+        an unknown ``primary`` or one undefined on the table, an option out of
+        range, or no complete part of two models and two tasks.  A measure
+        that is not defined on the table does not raise: its section says why
+        (``{"undefined": reason}``).
 
     Examples
     --------
@@ -289,18 +330,22 @@ def audit(
     from .intervals import instance_rank_intervals, rank_intervals
 
     if primary not in AUDIT_RULES:
-        raise ValueError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
-    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
-    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    top_k = check_number(top_k, "top_k", low=2, integer=True)
-    top_models = check_number(top_models, "top_models", low=2, integer=True)
-    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
-    seed = check_number(seed, "seed", low=0, integer=True)
-    scores, higher_is_better = split_table(scores, higher_is_better)
+        raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
+    with _as_input_error():
+        n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
+        level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+        eps = check_number(eps, "eps", low=0.0, high=1.0, low_open=True, high_open=True, allow_none=True)
+        top_k = check_number(top_k, "top_k", low=2, integer=True)
+        top_models = check_number(top_models, "top_models", low=2, integer=True)
+        time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+        tol = check_tol(tol)
+        seed = check_number(seed, "seed", low=0, integer=True)
+        scores, higher_is_better = split_table(scores, higher_is_better)
     if not isinstance(scores, pd.DataFrame):
         raise TypeError("audit needs a labelled table: a DataFrame (models x tasks) or a Leaderboard")
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
+    with _as_input_error():
+        mat = as_score_matrix(scores, allow_nan=True)
+        direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
     table = scores.astype(float)
     settings = dict(
         primary=primary,
@@ -320,13 +365,10 @@ def audit(
         if progress is not None:
             progress(name)
         start = time.perf_counter()
-        if name in ("table", "rankings"):
+        try:
             out = fn()
-        else:
-            try:
-                out = fn()
-            except ValueError as err:  # a measure undefined on this table: say so in its section
-                out = {"undefined": str(err)}
+        except NotDefined as err:  # only a measure's documented limit; any other error is a bug and propagates
+            out = {"undefined": str(err)}
         if out is None:
             return
         title, chapter, about = SECTIONS[name]
@@ -339,9 +381,10 @@ def audit(
     constant = [t for t in table.columns if table[t].notna().sum() >= 1 and (table[t].max() - table[t].min()) <= tol]
     usable = [t for t in table.columns if t not in constant]
     if not usable:
-        raise ValueError("every task is constant: no task orders the models")
+        raise AuditInputError("every task is constant: no task orders the models")
     work = _measured_part(table[usable])
     hib = direction[work.columns]
+    eps, box_undefined = _box_eps(work, hib, eps, tol)
 
     def table_section() -> dict:
         dup_tasks = _duplicates(table.T)
@@ -376,9 +419,9 @@ def audit(
         for name, (label, rule) in AUDIT_RULES.items():
             try:
                 values = pd.Series(np.asarray(rule(work, hib), dtype=float), index=work.index)
-            except ValueError as err:  # a rule undefined on this table (e.g. Bradley-Terry when a model never loses)
+            except NotDefined as err:  # a rule undefined on this table (e.g. Bradley-Terry when a model never loses)
                 if name == primary:
-                    raise ValueError(f"the primary rule {name} is undefined on this table: {err}") from None
+                    raise AuditInputError(f"the primary rule {name} is undefined on this table: {err}") from None
                 rules[name] = {"label": label, "undefined": str(err)}
                 continue
             ranks[name] = rank(values.to_numpy(), tol=tol)
@@ -427,6 +470,8 @@ def audit(
     def diversity_section() -> dict:
         from .concordance import diversity
 
+        if (rank(work, hib, tol=tol).nunique() <= 1).all():
+            raise NotDefined("every task ranks all models as tied; Kendall's W is undefined")
         d = diversity(work, hib, tol=tol)
         return {"kendall_w": d.w, "diversity": d.diversity, "mean_pairwise_mrc": d.mean_pairwise_mrc}
 
@@ -475,6 +520,9 @@ def audit(
     def winners_section() -> dict:
         from .sensitivity import possible_winners
 
+        if box_undefined:
+            raise NotDefined(box_undefined)
+
         one = possible_winners(work, hib, eps=eps, tol=tol)
         frames["possible_winners"] = one
         k = min(top_k, len(work) - 1)
@@ -496,6 +544,9 @@ def audit(
 
     def cardinal_section() -> dict:
         from .sensitivity import cardinal_sensitivity
+
+        if box_undefined:
+            raise NotDefined(box_undefined)
 
         method = "auto" if _has_torch() else "exact"
         r = cardinal_sensitivity(work, hib, eps=eps, method=method, time_limit=time_limit, seed=seed, tol=tol)
@@ -526,11 +577,15 @@ def audit(
     run("cardinal_sensitivity", cardinal_section)
 
     def ordinal_section() -> dict:
+        from ._quiet import quiet_solver_output
         from .axioms import iia_report
         from .sensitivity import default_protected, ordinal_sensitivity_exact
 
         protected = default_protected(work, hib)
-        r = ordinal_sensitivity_exact(work, hib, protected=protected, time_limit=time_limit)
+        if len(protected) >= len(work):
+            raise NotDefined(f"all {len(work)} models are protected (the top models): there is no model to add")
+        with quiet_solver_output():  # HiGHS may print from C++
+            r = ordinal_sensitivity_exact(work, hib, protected=protected, time_limit=time_limit)
         top = order[: min(top_models, len(order))]
         iia_rule = borda if primary == "borda" else mean_win_rate  # the two rules iia_report handles
         pool = [m for m in work.index if m not in top]
@@ -569,6 +624,7 @@ def audit(
 
             full = table[[t for t in table.columns if t not in constant]]
             hib_full = direction[full.columns]
+            _check_partial(full)
             pb = partial_borda(full, hib_full, tol=tol)
             conf = pairwise_confidence(full, hib_full, tol=tol)
             decided = np.asarray(conf.decided)
@@ -599,6 +655,8 @@ def audit(
         from .voting import condorcet_cycles, kemeny
 
         top = order[: min(max(top_models, 3), len(order))]
+        if len(top) > KEMENY_MAX_MODELS:
+            raise NotDefined(f"Kemeny is limited to {KEMENY_MAX_MODELS} models; top_models is {top_models}")
         sub = work.loc[top]
         profile = rankings_from_scores(sub, hib, tol=tol)
         rep = domain_report(profile)
@@ -619,7 +677,9 @@ def audit(
     def spectrum_section() -> dict:
         from .spectrum import benchmark_pca
 
-        p = benchmark_pca(work, hib)
+        p = benchmark_pca(_standardised(work, hib))
+        if not np.isfinite(np.asarray(p.explained)).all():
+            raise NotDefined("the principal components are not finite numbers on this table")
         return {
             "explained": [float(v) for v in np.asarray(p.explained)],
             "singular_values": [float(v) for v in np.asarray(p.singular_values)],
@@ -652,11 +712,59 @@ def _measured_part(table: pd.DataFrame) -> pd.DataFrame:
         if not gaps[order[dropped]]:
             break  # every task still kept is complete: dropping more only loses cells
     if best is None:
-        raise ValueError(
+        raise AuditInputError(
             "no two models are scored on the same two tasks; the audit needs a complete part of at least 2 x 2 "
             "(partial rankings alone: benchvote.missing.partial_borda)"
         )
     return table.loc[best[2], best[1]]
+
+
+def _box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -> tuple[float | None, str | None]:
+    """The eps of the label-noise box, and why the box is undefined (``None`` when it is defined).
+
+    Without a given ``eps`` the default comes from the spread of the tasks; on
+    tables whose spreads differ beyond what floating point holds it is 0,
+    which no box accepts.
+    """
+    if eps is not None:
+        return eps, None
+    from .sensitivity import default_eps
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = default_eps(work, hib, tol=tol)
+    if not 0.0 < value < 1.0:
+        return None, (
+            f"the default eps from the task spreads is {value:g} (the spreads differ beyond what floating point "
+            "holds), outside (0, 1); give eps explicitly"
+        )
+    return value, None
+
+
+def _check_partial(full: pd.DataFrame) -> None:
+    """The missing-score measures need every task to compare two models and every model to have a score."""
+    thin = [str(t) for t in full.columns if full[t].notna().sum() < 2]
+    if thin:
+        raise NotDefined(f"task(s) {', '.join(thin[:5])} have fewer than 2 scored models and cannot rank anyone")
+    empty = [str(m) for m in full.index if full.loc[m].isna().all()]
+    if empty:
+        raise NotDefined(f"model(s) {', '.join(empty[:5])} have no score on any task that orders the models")
+
+
+def _standardised(work: pd.DataFrame, hib: pd.Series) -> pd.DataFrame:
+    """Every task oriented, centred and divided by its standard deviation, without overflow.
+
+    Each column is first divided by its largest absolute value (which leaves the
+    standardised column unchanged), so squares stay finite even for scores
+    near the largest float.
+    """
+    x = work.to_numpy(dtype=float) * np.where(hib.to_numpy(dtype=bool), 1.0, -1.0)
+    x = x / np.abs(x).max(axis=0)  # no constant task is measured, so no column is all zero
+    x = x - x.mean(axis=0)
+    std = x.std(axis=0)
+    bad = [str(t) for t, s in zip(work.columns, std) if not (np.isfinite(s) and s > 0)]
+    if bad:
+        raise NotDefined(f"task(s) {', '.join(bad[:5])} have no spread that floating point can standardise")
+    return pd.DataFrame(x / std, index=work.index, columns=work.columns)
 
 
 def _status(section: dict) -> str:

@@ -9,17 +9,26 @@
   whose task means make the table and whose redraws add an instance
   bootstrap.
 
-Bad input prints one line on stderr and exits with status 2, before any
-report is written.  Progress goes to stderr when it is a terminal.
+Bad input (the table or the options) prints one line on stderr and exits
+with status 2, before any report is written.  A failure inside benchvote is
+a bug: it exits with status 1 and asks for a bug report (the traceback is
+printed when the environment variable ``BENCHVOTE_DEBUG`` is set to ``1``).
+Progress goes to stderr when it is a terminal; with ``--json -`` the JSON is
+the only thing written to stdout (native solver output is discarded, and the
+summary, if any, goes to stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
+import os
 import sys
+import traceback
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +36,9 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["main", "read_scores", "InputError"]
+
+#: Where a failure inside benchvote should be reported.
+BUG_REPORTS = "https://github.com/benchvote/benchvote/issues"
 
 
 class InputError(ValueError):
@@ -228,8 +240,77 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _internal(err: BaseException) -> int:
+    """A failure that is not the input's fault: exit 1 and ask for a bug report."""
+    if os.environ.get("BENCHVOTE_DEBUG", "") not in ("", "0"):
+        traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+    print(
+        f"benchvote audit: internal error ({type(err).__name__}: {err}). This is a bug in benchvote; please report "
+        f"it at {BUG_REPORTS} with the command you ran (set BENCHVOTE_DEBUG=1 to print the traceback).",
+        file=sys.stderr,
+    )
+    return 1
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """While the block runs, send everything written to stdout (Python or native code) to stderr."""
+    if not active:
+        yield
+        return
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _check_options(args: Any, scores: pd.DataFrame) -> list[str]:
+    """The options that depend on the table; returns the lower-is-better tasks."""
+    lower = [t.strip() for t in args.lower_is_better.split(",") if t.strip()]
+    unknown = [t for t in lower if t not in scores.columns]
+    if unknown:
+        raise InputError(
+            f"--lower-is-better names unknown task(s): {', '.join(unknown)} "
+            f"(tasks: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
+        )
+    for name, value in (("--html", args.html), ("--json", args.json)):
+        if value and value != "-" and not Path(value).parent.resolve().is_dir():
+            raise InputError(f"{name}: the folder of {value} does not exist")
+    return lower
+
+
+def _reports(args: Any) -> tuple[Any, str | None, str | None]:
+    """Read, audit and render; raises InputError or AuditInputError for bad input, anything else is a bug."""
+    scores, instances = read_scores(args.scores)
+    lower = _check_options(args, scores)
+    hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
+    quiet = args.quiet or (args.json is not None and args.html is None)
+    report = _run(args, scores, hib, instances, quiet)
+    html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
+    text = report.to_json() if args.json else None
+    return report, html, text
+
+
+def _write(args: Any, html: str | None, text: str | None) -> None:
+    if html is not None:
+        Path(args.html).write_text(html, encoding="utf-8")
+    if text is not None and args.json != "-":
+        Path(args.json).write_text(text, encoding="utf-8")
+    if text is not None and args.json == "-":
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``benchvote``; returns the exit status (0 done, 2 bad input).
+    """Entry point of ``benchvote``; returns the exit status (0 done, 1 a bug in benchvote, 2 bad input).
 
     Parameters
     ----------
@@ -245,33 +326,22 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # argparse has printed its message
         return int(exit_.code or 0)
+    from .audit import AuditInputError
+
+    to_stdout = args.json == "-"
     try:
-        scores, instances = read_scores(args.scores)
-        lower = [t.strip() for t in args.lower_is_better.split(",") if t.strip()]
-        unknown = [t for t in lower if t not in scores.columns]
-        if unknown:
-            raise InputError(
-                f"--lower-is-better names unknown task(s): {', '.join(unknown)} "
-                f"(tasks: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
-            )
-        for name, value in (("--html", args.html), ("--json", args.json)):
-            if value and value != "-" and not Path(value).parent.resolve().is_dir():
-                raise InputError(f"{name}: the folder of {value} does not exist")
-        hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
-        quiet = args.quiet or (args.json is not None and args.html is None)
-        report = _run(args, scores, hib, instances, quiet)
-        html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
-        text = report.to_json() if args.json else None
-    except (InputError, ValueError, TypeError) as err:
+        with _stdout_to_stderr(to_stdout):  # with --json -, stdout holds the JSON and nothing else
+            report, html, text = _reports(args)
+    except (InputError, AuditInputError) as err:
         return _fail(str(err))
-    if args.html:
-        Path(args.html).write_text(html or "", encoding="utf-8")
-    if args.json == "-":
-        sys.stdout.write((text or "") + "\n")
-    elif args.json:
-        Path(args.json).write_text(text or "", encoding="utf-8")
-    if not quiet and args.json != "-":
-        print(summary(report.to_dict()))
+    except Exception as err:  # not the input's fault: a bug, reported as one
+        return _internal(err)
+    try:
+        _write(args, html, text)
+    except OSError as err:
+        return _fail(f"cannot write the report: {err}")
+    if not (args.quiet or (args.json is not None and args.html is None)):
+        print(summary(report.to_dict()), file=sys.stderr if to_stdout else sys.stdout)
     return 0
 
 

@@ -41,7 +41,7 @@ import pandas as pd
 from ._validation import as_direction, as_label_list, as_score_frame, check_choice, check_number, check_tol, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
-__all__ = ["Explorable", "model_toggle", "label_noise", "missing_share", "cell_knockout", "effort"]
+__all__ = ["Explorable", "model_toggle", "label_noise", "missing_share", "cell_knockout", "effort", "script_json"]
 
 
 @cache
@@ -66,7 +66,7 @@ class Explorable:
 
     def to_html(self) -> str:
         """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 31 KB)."""
-        payload = json.dumps(self.data, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+        payload = script_json(self.data)
         return (
             f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
             f"<style>{_asset('explorables.css')}</style>"
@@ -77,6 +77,33 @@ class Explorable:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside an HTML ``<script>`` element.
+
+    ``< > &`` and the line separators U+2028 and U+2029 are written as ``\\uXXXX``
+    escapes, so no model or task name can end the element, open a comment or
+    break the script; ``json.loads`` reads the same data back.
+
+    Parameters
+    ----------
+    data : JSON-serialisable object
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> script_json({"name": "</script><!--"})
+    '{"name":"\\\\u003c/script\\\\u003e\\\\u003c!--"}'
+    """
+    text = json.dumps(data, allow_nan=False, separators=(",", ":"))
+    return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text)
 
 
 def _direction(frame: pd.DataFrame, higher_is_better: Any) -> np.ndarray:

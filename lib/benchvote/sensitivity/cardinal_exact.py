@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quiet_solver_output
 from .._validation import (
     check_choice,
     check_number,
@@ -206,13 +207,14 @@ def _cardinal_milp(
     cost = np.concatenate([np.zeros(n), -np.ones(k_count)])
     integrality = np.concatenate([np.zeros(n), np.ones(k_count)])
     bounds = Bounds(np.concatenate([lo, np.zeros(k_count)]), np.concatenate([hi, np.ones(k_count)]))
-    res = milp(
-        cost,
-        constraints=constraint,
-        integrality=integrality,
-        bounds=bounds,
-        options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
-    )
+    with quiet_solver_output():
+        res = milp(
+            cost,
+            constraints=constraint,
+            integrality=integrality,
+            bounds=bounds,
+            options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
+        )
     if res.x is None:
         raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
     chosen = np.flatnonzero(res.x[n:] > 0.5)
@@ -238,13 +240,14 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
         return a
     n = d.shape[1]
     scale = np.abs(d).max(axis=1, keepdims=True)  # rows of comparable size for the LP
-    lp = linprog(
-        np.r_[np.zeros(n), -1.0],
-        A_ub=np.hstack([d / scale, np.ones((len(d), 1))]),
-        b_ub=np.zeros(len(d)),
-        bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)],
-        method="highs",
-    )
+    with quiet_solver_output():
+        lp = linprog(
+            np.r_[np.zeros(n), -1.0],
+            A_ub=np.hstack([d / scale, np.ones((len(d), 1))]),
+            b_ub=np.zeros(len(d)),
+            bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)],
+            method="highs",
+        )
     if lp.status != 0 or -lp.fun <= 0:
         return a
     wide = np.clip(lp.x[:n], prob.lo, prob.hi)

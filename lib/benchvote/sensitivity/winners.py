@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._quiet import quiet_solver_output
 from .._validation import check_choice, check_number, split_table
 from ..ranking import DEFAULT_TIE_TOLERANCE
 from ._problem import _cardinal_setup, _CardinalProblem, _exact_ranks, _published_weights
@@ -188,13 +189,14 @@ def possible_winners(
         d = x[i][None, :] - x[others] - prob.tol * prob.nu[None, :]
         a_ub = np.hstack([-d, np.ones((len(others), 1))])
         scale = float(np.abs(d).sum(axis=1).max()) or 1.0
-        res = linprog(
-            np.r_[np.zeros(n_cols), -1.0],
-            A_ub=a_ub / scale,
-            b_ub=np.zeros(len(others)),
-            bounds=[*box, (None, None)],
-            method="highs",
-        )
+        with quiet_solver_output():
+            res = linprog(
+                np.r_[np.zeros(n_cols), -1.0],
+                A_ub=a_ub / scale,
+                b_ub=np.zeros(len(others)),
+                bounds=[*box, (None, None)],
+                method="highs",
+            )
         if res.status != 0:  # pragma: no cover - the box is bounded and non-empty
             raise RuntimeError(f"the linear program for model {prob.mat.models[i]!s} failed: {res.message}")
         margin[i] = -res.fun * scale
@@ -267,16 +269,17 @@ def _top_k(
         # variables (a_1..a_n, tau, z_1..z_q); rows -d_j . a + tau + big_j z_j <= big_j and sum z >= m - k
         rows = np.hstack([-d, np.ones((q, 1)), np.diag(big)]) / big[:, None]
         count = np.r_[np.zeros(n_cols + 1), np.ones(q)]
-        res = milp(
-            np.r_[np.zeros(n_cols), -1.0, np.zeros(q)],
-            integrality=np.r_[np.zeros(n_cols + 1), np.ones(q)],
-            bounds=Bounds(np.r_[prob.lo, -cap, np.zeros(q)], np.r_[prob.hi, cap, np.ones(q)]),
-            constraints=[
-                LinearConstraint(rows, -np.inf, np.ones(q)),
-                LinearConstraint(count[None, :], m - top, np.inf),
-            ],
-            options={} if share is None else {"time_limit": share},
-        )
+        with quiet_solver_output():
+            res = milp(
+                np.r_[np.zeros(n_cols), -1.0, np.zeros(q)],
+                integrality=np.r_[np.zeros(n_cols + 1), np.ones(q)],
+                bounds=Bounds(np.r_[prob.lo, -cap, np.zeros(q)], np.r_[prob.hi, cap, np.ones(q)]),
+                constraints=[
+                    LinearConstraint(rows, -np.inf, np.ones(q)),
+                    LinearConstraint(count[None, :], m - top, np.inf),
+                ],
+                options={} if share is None else {"time_limit": share},
+            )
         if res.x is None:  # stopped before any feasible point (the problem itself is always feasible)
             undecided[i] = True
             continue

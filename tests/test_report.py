@@ -1,0 +1,201 @@
+"""The audit's HTML page: hostile names stay text, the page states the JSON's numbers, nan never breaks it."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from explorable_checks import CHECKS
+
+import benchvote as bv
+from benchvote.audit import audit
+
+FAST = dict(n_boot=100, time_limit=3)
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+HOSTILE = ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\"", "\u202eevil"]
+TITLE = "</title><script>alert('title')</script><!--"
+
+
+def _board(seed: int = 0, m: int = 9, n: int = 5, models: list[str] | None = None) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    names = (models or []) + [f"model {i}" for i in range(m - len(models or []))]
+    return pd.DataFrame(
+        rng.normal(size=(m, n)) + np.linspace(1, 0, m)[:, None],
+        index=names,
+        columns=[f"task {k}" for k in range(n)],
+    )
+
+
+def _hostile_board() -> pd.DataFrame:
+    s = _board(seed=7, m=9, n=5, models=HOSTILE)
+    s.columns = ["<!--<script>", "</script>", "a&amp;b", "'q\"", "\u2028line\u2029sep"]
+    return s
+
+
+# --------------------------------------------------------------------------- 1. hostile names
+
+
+def test_script_json_cannot_close_the_element_or_open_a_comment():
+    from benchvote.explorables import script_json as _script_json
+
+    text = _script_json({"m": "</script><!--<script>&\u2028\u2029"})
+    assert not set(text) & set("<>&\u2028\u2029")
+    assert json.loads(text) == {"m": "</script><!--<script>&\u2028\u2029"}
+
+
+def test_hostile_names_are_text_everywhere_in_the_page():
+    report = audit(_hostile_board(), **FAST)
+    page = report.to_html(TITLE)
+    assert "<!--" not in page  # no comment can swallow the rest of the page
+    assert page.count("<script") == page.count("</script>") == 2  # the explorable's payload and its code
+    assert "<img" not in page and "<title>" in page and page.count("</title>") == page.count("<title")
+    assert page.rstrip().endswith("</footer></body></html>")
+    assert page.count("<section ") == len(report.sections)
+
+
+@pytest.fixture(scope="module")
+def hostile_page(tmp_path_factory):
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    report = audit(_hostile_board(), **FAST)
+    path = tmp_path_factory.mktemp("hostile") / "report.html"
+    path.write_text(report.to_html(TITLE), encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(offline=True, viewport={"width": 1100, "height": 1000})
+        page = context.new_page()
+        errors: list[str] = []
+        requests: list[str] = []
+        dialogs: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(path.as_uri())
+        yield page, report, errors, requests, dialogs
+        browser.close()
+
+
+@pytest.mark.browser
+def test_hostile_names_render_every_section_and_run_no_script(hostile_page):
+    page, report, errors, requests, dialogs = hostile_page
+    shown = page.eval_on_selector_all("section[data-section]", "els => els.map(e => e.id)")
+    assert shown == list(report.sections)
+    assert page.locator("footer").count() == 1
+    assert page.title() == TITLE and page.locator("h1").inner_text() == TITLE
+    assert page.locator("img").count() == 0
+    text = page.locator("body").inner_text()
+    for name in ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\""]:
+        assert name in text, name
+    tips = page.locator("section#intervals svg line title").all_text_contents()
+    assert {tip.rsplit(": rank ", 1)[0] for tip in tips} == set(report.sections["intervals"]["ranks"])
+    assert not dialogs, dialogs
+    assert not errors, errors
+    assert not requests, requests
+
+
+@pytest.mark.browser
+def test_the_slider_works_with_hostile_names(hostile_page):
+    page, _, errors, _, dialogs = hostile_page
+    root = page.locator("section#cardinal_sensitivity .bv-explorable")
+    assert root.count() == 1 and root.get_attribute("data-mounted") == "yes"
+    assert CHECKS["label-noise"](root, np.random.default_rng(0), settings=4) >= 4
+    assert not errors and not dialogs
+
+
+# --------------------------------------------------------------------------- 2. the page states the JSON's numbers
+
+
+def _lookup(sections: dict, key: str) -> float:
+    path, _, op = key.partition("#")
+    value = sections
+    for part in path.split("."):
+        value = value[part]
+    if op == "len":
+        return len(value)
+    if op == "max":
+        return max(v for row in value.values() for v in row.values())
+    if op == "pct":
+        return value * 100
+    assert not op, key
+    return value
+
+
+def _matches(shown: str, value: float) -> bool:
+    """``shown`` is ``value`` rounded as displayed (to the last digit shown)."""
+    half = Decimal(1).scaleb(Decimal(shown).as_tuple().exponent) / 2
+    return abs(Decimal(shown) - Decimal(repr(float(value)))) <= half
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_headline_number_of_the_page_is_the_json_value(seed):
+    report = audit(_board(seed=seed, m=9, n=6), seed=seed, **FAST)
+    sections = json.loads(report.to_json())["sections"]
+    page = report.to_html()
+    found = re.findall(r"<span class='v' data-json='([^']+)'>([^<]*)</span>", page)
+    keys = {key for key, _ in found}
+    for needed in (
+        "cardinal_sensitivity.mrc",
+        "cardinal_sensitivity.tau_distance",
+        "cardinal_sensitivity.n_flipped",
+        "possible_winners.possible#len",
+        "possible_winners.top_k_possible#len",
+        "ordinal_sensitivity.tau_distance",
+        "intervals.adjacent_inseparable",
+        "rankings.kendall_distance#max",
+    ):
+        assert needed in keys, needed
+    for key, shown in found:
+        assert _matches(shown, _lookup(sections, key)), (key, shown, _lookup(sections, key))
+    c = sections["cardinal_sensitivity"]
+    plain = re.sub(r"<[^>]+>", "", page)
+    assert re.findall(r"largest rank change ([0-9.]+)", plain) == [f"{c['mrc']:.3f}"] * 2  # the section and the summary
+    assert f"tau distance {c['tau_distance']:.3f} ({c['n_flipped']} pairs reversed)" in plain
+    assert f"Possible winners ({len(sections['possible_winners']['possible'])}):" in plain
+
+
+# --------------------------------------------------------------------------- 4. huge scores and nan
+
+
+def test_a_column_near_the_largest_float_gives_a_finite_spectrum():
+    s = _board(seed=2)
+    s["huge"] = np.linspace(1.0, 9.0, len(s)) * 1e299
+    report = audit(s, **FAST)
+    sp = report.sections["spectrum"]
+    assert "undefined" not in sp
+    explained = np.asarray(sp["explained"])
+    assert np.isfinite(explained).all() and explained.sum() == pytest.approx(1.0)
+    scaled = s.copy()
+    scaled["huge"] = scaled["huge"] / 1e299  # standardising ignores each task's units
+    expected = bv.spectrum.benchmark_pca(scaled, scale=True).explained
+    assert explained == pytest.approx(np.asarray(expected))
+    page = report.to_html()
+    assert "The first explains" in page and page.count("<section ") == len(report.sections)
+
+
+def test_the_page_shows_a_dash_for_nan_instead_of_failing():
+    report = audit(_board(seed=3), **FAST)
+    report.sections["spectrum"]["explained"] = [float("nan")] * 3
+    report.sections["cardinal_sensitivity"]["mrc"] = float("nan")
+    report.sections["cardinal_sensitivity"]["tau_distance"] = float("inf")
+    report.sections["possible_winners"]["eps"] = None
+    page = report.to_html()
+    assert "largest rank change <span class='v' data-json='cardinal_sensitivity.mrc'>\u2013</span>" in page
+    assert "The first explains \u2013%" in page
+    assert page.count("<section ") == len(report.sections)
