@@ -315,3 +315,54 @@ def test_helm_convention_reproduces_the_published_column(name):
     # and where the shown table has no tie touching a model, the match is to the last digit
     untied = allowance == 0
     assert np.all(np.abs(np.round(ours.to_numpy()[untied], 3) - published.to_numpy()[untied]) <= 0.001 + 1e-12)
+
+
+def helm_oracle(s, higher_is_better):
+    """HELM's "Mean win rate" written out with exact comparisons, independently of the library.
+
+    On each task with at least two scored models, a scored model's rate is the share of the other
+    scored models it beats (a strictly worse score), an exactly equal score counting half; the model's
+    win rate is the mean of its rates over those tasks.
+    """
+    m, n = s.shape
+    rates = [[] for _ in range(m)]
+    for k in range(n):
+        sign = 1.0 if higher_is_better[k] else -1.0
+        scored = [i for i in range(m) if not np.isnan(s[i, k])]
+        if len(scored) < 2:
+            continue
+        for i in scored:
+            mine = sign * s[i, k]
+            beaten = sum(sign * s[j, k] < mine for j in scored if j != i)
+            equal = sum(sign * s[j, k] == mine for j in scored if j != i)
+            rates[i].append((beaten + 0.5 * equal) / (len(scored) - 1))
+    return np.array([sum(r) / len(r) for r in rates])
+
+
+NEAR_TIES = [
+    (np.array([[0.5, 2.0], [0.5 + 1e-12, 2.0], [0.3, 2.0 - 1e-12]]), [True, True]),
+    (np.array([[0.7, 10.0, 1.0], [0.7 - 1e-12, 10.0, np.nan], [0.7, 10.0 + 1e-12, 1.0 + 1e-12]]), [True, False, True]),
+]
+
+
+@pytest.mark.parametrize("table, hib", NEAR_TIES)
+def test_helm_compares_exactly_by_default_as_helm_does(table, hib):
+    expected = helm_oracle(table, hib)
+    assert np.allclose(mean_win_rate(table, hib, convention="helm"), expected, rtol=0, atol=1e-15)
+    assert np.allclose(mean_win_rate(table, hib, convention="helm", aggregate="mean"), expected, rtol=0, atol=1e-15)
+    # a tol the caller passes still applies: the near-ties become ties (the values 1e-12 apart as equal)
+    tied = helm_oracle(np.round(table, 9), hib)
+    assert np.allclose(mean_win_rate(table, hib, convention="helm", tol=1e-9), tied, rtol=0, atol=1e-15)
+    assert not np.allclose(expected, tied)
+
+
+def test_the_helm_default_tol_keeps_the_signature_and_the_other_conventions_keep_theirs():
+    import inspect
+
+    from benchvote.ranking import DEFAULT_TIE_TOLERANCE
+
+    assert inspect.signature(mean_win_rate).parameters["tol"].default == DEFAULT_TIE_TOLERANCE
+    near = NEAR_TIES[0][0]
+    assert np.allclose(mean_win_rate(near), mean_win_rate(near, tol=DEFAULT_TIE_TOLERANCE))
+    with pytest.raises(ValueError, match="tol"):
+        mean_win_rate(near, convention="helm", tol=-1.0)

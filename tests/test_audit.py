@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chromium import offline_page
 from explorable_checks import CHECKS
 
 import benchvote as bv
@@ -15,16 +16,6 @@ from benchvote.audit import SECTIONS, audit
 from benchvote.data import load
 
 FAST = dict(n_boot=100, time_limit=3)
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
 
 
@@ -42,7 +33,7 @@ def _board(seed: int = 0, m: int = 9, n: int = 5, missing: int = 0) -> pd.DataFr
 
 def test_every_section_is_there_and_says_what_it_means():
     a = audit(_board(missing=2), **FAST)
-    expected = set(SECTIONS) - {"instance_intervals"}
+    expected = set(SECTIONS) - {"instance_intervals", "units"}  # units: only when columns are on different scales
     assert set(a.sections) == expected
     for name, sec in a.sections.items():
         assert sec["title"] == SECTIONS[name][0]
@@ -157,28 +148,15 @@ def test_bad_input():
 
 @pytest.fixture(scope="module")
 def report_page(tmp_path_factory):
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
     board = load("SuperGLUE")
     scores = board.scores.copy()
     scores.iloc[3, 2] = np.nan  # one missing cell: the missing section too
     report = audit(scores, board.higher_is_better, **FAST)
     path = tmp_path_factory.mktemp("report") / "report.html"
     path.write_text(report.to_html("SuperGLUE audit"), encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(offline=True, viewport={"width": 1100, "height": 1000})
-        page = context.new_page()
-        errors: list[str] = []
-        requests: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-        page.goto(path.as_uri())
+    with offline_page(path) as (page, errors, requests, dialogs):
+        assert not dialogs
         yield page, report, errors, requests
-        browser.close()
 
 
 @pytest.mark.browser
@@ -229,3 +207,36 @@ def test_the_slider_in_the_report_computes_what_the_library_does(report_page):
     assert root.count() == 1
     assert CHECKS["label-noise"](root, np.random.default_rng(0), settings=6) >= 6
     assert not errors
+
+
+def _flat_on_part() -> pd.DataFrame:
+    """Six models; ``flat`` is 0.5 for the five models scored on every task, 0.9 for the sixth (which misses t1)."""
+    s = _board(seed=4, m=6, n=4)
+    s["flat"] = 0.5
+    s.loc["model 5", "flat"] = 0.9
+    s.loc["model 5", "task 1"] = np.nan
+    return s
+
+
+def test_a_task_constant_on_the_complete_part_is_left_out_and_said_so():
+    s = _flat_on_part()
+    a = audit(s, **FAST)
+    t = a.sections["table"]
+    assert t["constant_tasks"] == []  # not constant on the whole table
+    assert [f["task"] for f in t["constant_in_part"]] == ["flat"]
+    assert t["constant_in_part"][0]["score"] == 0.5 and t["constant_in_part"][0]["n_models"] == 5
+    assert "same score" in t["constant_in_part"][0]["reason"]
+    assert "flat" not in t["measured_tasks"] and "flat" not in t["left_out_tasks"]
+    assert t["left_out_models"] == ["model 5"]
+    undefined = {name: sec["undefined"] for name, sec in a.sections.items() if "undefined" in sec}
+    assert not undefined, undefined
+    # the complete-part sections are those of the part without the flat task
+    part = s.loc[[m for m in s.index if m != "model 5"], ["task 0", "task 1", "task 2", "task 3"]]
+    ours, theirs = a.to_dict()["sections"], audit(part, **FAST).to_dict()["sections"]
+    for name in ("rankings", "possible_winners", "cardinal_sensitivity", "spectrum", "diversity"):
+        ours[name].pop("seconds"), theirs[name].pop("seconds")
+        assert ours[name] == theirs[name], name
+    assert set(a.sections["missing"]["ranking"]) == set(s.index)  # the whole table, flat task included
+    page = a.to_html()
+    assert "constant on the complete part" in page
+    assert "data-json='table.constant_in_part.0.score'>0.5<" in page

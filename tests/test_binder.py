@@ -34,19 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
 VENV = BUILD / "binder-venv"
 SHOTS = BUILD / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 sys.path.insert(0, str(ROOT / "scripts"))
 from binder_env import ensure  # noqa: E402
+from chromium import CHROMIUM, FLAGS  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from chromium import CHROMIUM, FLAGS
 from explorable_checks import CHECKS, controls_change_charts
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,17 +20,6 @@ from hypothesis import strategies as st
 import benchvote as bv
 from benchvote import explorables as ex
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
 
 

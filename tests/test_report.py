@@ -5,27 +5,17 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from chromium import offline_page
 from explorable_checks import CHECKS
 
 import benchvote as bv
 from benchvote.audit import audit
 
 FAST = dict(n_boot=100, time_limit=3)
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 HOSTILE = ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\"", "\u202eevil"]
 TITLE = "</title><script>alert('title')</script><!--"
 
@@ -69,27 +59,11 @@ def test_hostile_names_are_text_everywhere_in_the_page():
 
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory):
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
     report = audit(_hostile_board(), **FAST)
     path = tmp_path_factory.mktemp("hostile") / "report.html"
     path.write_text(report.to_html(TITLE), encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(offline=True, viewport={"width": 1100, "height": 1000})
-        page = context.new_page()
-        errors: list[str] = []
-        requests: list[str] = []
-        dialogs: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.goto(path.as_uri())
+    with offline_page(path) as (page, errors, requests, dialogs):
         yield page, report, errors, requests, dialogs
-        browser.close()
 
 
 @pytest.mark.browser
@@ -126,7 +100,7 @@ def _lookup(sections: dict, key: str) -> float:
     path, _, op = key.partition("#")
     value = sections
     for part in path.split("."):
-        value = value[part]
+        value = value[int(part)] if isinstance(value, list) else value[part]
     if op == "len":
         return len(value)
     if op == "max":
@@ -199,3 +173,60 @@ def test_the_page_shows_a_dash_for_nan_instead_of_failing():
     assert "largest rank change <span class='v' data-json='cardinal_sensitivity.mrc'>\u2013</span>" in page
     assert "The first explains \u2013%" in page
     assert page.count("<section ") == len(report.sections)
+
+
+# --------------------------------------------------------------------------- 5. units mixed without a word
+
+
+def _mixed_units() -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    m = 8
+    return pd.DataFrame(
+        {
+            "accuracy": rng.uniform(0.3, 0.9, m),
+            "f1": rng.uniform(0.2, 0.8, m),
+            "latency_ms": rng.uniform(1000.0, 9000.0, m),
+            "params_M": rng.choice([7.0, 13.0, 34.0, 70.0, 8.0, 3.0, 1.5, 40.0], m, replace=False),
+        },
+        index=[f"model {i}" for i in range(m)],
+    )
+
+
+def test_mixed_units_get_a_notice_at_the_top_with_the_json_numbers():
+    s = _mixed_units()
+    report = audit(s, [True, True, False, False], **FAST)
+    assert next(iter(report.sections)) == "units"
+    u = json.loads(report.to_json())["sections"]["units"]
+    assert {"latency_ms", "params_M"} <= set(u["columns"]) and u["cost_named"] == ["latency_ms", "params_M"]
+    spread = s.std(ddof=0)
+    assert u["spreads"] == pytest.approx([spread[c] for c in u["columns"]])
+    assert u["spread_ratio"] == pytest.approx(spread.max() / spread.min()) and u["mixed_scales"]
+    assert u["widest"] == "latency_ms"
+    # the eps actually used by the label-noise box, and why it is below 0.01
+    assert u["eps"] == report.sections["possible_winners"]["eps"] == pytest.approx(spread.min() / spread.max())
+    assert u["eps"] < 0.01 and u["eps_source"] == "default_eps"
+    assert "below 0.01" in u["eps_reason"] and "spread ratio" in u["eps_reason"]
+    assert "dominated" in u["about"] or "widest column" in u["meaning"]
+    page = report.to_html()
+    assert page.index("<section id='units'") < page.index("<section id='table'")
+    found = re.findall(r"<span class='v' data-json='(units\.[^']+)'>([^<]*)</span>", page)
+    keys = {key for key, _ in found}
+    assert {"units.spread_ratio", "units.eps"} | {f"units.spreads.{k}" for k in range(len(u["columns"]))} <= keys
+    sections = json.loads(report.to_json())["sections"]
+    for key, shown in found:
+        assert _matches(shown, _lookup(sections, key)), (key, shown)
+    plain = re.sub(r"<[^>]+>", "", page)
+    assert "latency_ms: spread" in plain and "params_M: spread" in plain and "below 0.01" in plain
+
+
+def test_the_units_notice_escapes_names_and_states_a_given_eps():
+    s = _mixed_units().rename(columns={"params_M": "<b>size</b>"})
+    report = audit(s, eps=0.2, **FAST)
+    u = report.sections["units"]
+    assert u["eps"] == 0.2 and u["eps_source"] == "given" and "given" in u["eps_reason"]
+    page = report.to_html()
+    assert "<b>size</b>" not in page and "&lt;b&gt;size&lt;/b&gt;: spread" in re.sub(r"</?bdi>", "", page)
+
+
+def test_no_units_notice_on_a_table_of_one_scale():
+    assert "units" not in audit(_board(seed=0), **FAST).sections

@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pytest
 import yaml
+from chromium import CHROMIUM, FLAGS
 from explorable_checks import CHECKS, controls_change_charts
 
 pytestmark = pytest.mark.site
@@ -23,17 +24,6 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def toc_pages() -> list[str]:

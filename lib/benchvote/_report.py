@@ -250,8 +250,43 @@ def _table_section(t: dict) -> str:
         ["identical models", "; ".join(" = ".join(g) for g in t["duplicated_models"]) or "none"],
         ["models left out (missing scores)", listed(t["left_out_models"])],
         ["tasks left out (missing scores)", listed(t["left_out_tasks"])],
+        ["tasks left out (constant on the complete part)", listed([f["task"] for f in t["constant_in_part"]])],
     ]
-    return _table(["", "value"], facts, numeric={1})
+    return _table(["", "value"], facts, numeric={1}) + _constant_in_part(t["constant_in_part"])
+
+
+def _constant_in_part(flat: list[dict]) -> str:
+    """Why each task constant on the complete part is left out of the measures that see that part."""
+    if not flat:
+        return ""
+    items = "".join(
+        f"<li>{_name(f['task'])}: all {_v(f['n_models'], f'table.constant_in_part.{k}.n_models', 'd')} models "
+        f"score {_v(f['score'], f'table.constant_in_part.{k}.score', '.6g')}; {_e(f['reason'])}.</li>"
+        for k, f in enumerate(flat)
+    )
+    return f"<p>Tasks left out of the complete part because they are constant on it:</p><ul>{items}</ul>"
+
+
+def _units_section(u: dict) -> str:
+    """The units notice: which columns, their spreads, what it means, and the eps of the label-noise box."""
+    ratio = _v(u["spread_ratio"], "units.spread_ratio", ".3g")
+    scale = (
+        f"The largest task spread (standard deviation over the measured models) is {ratio} times the smallest, "
+        f"above {_v(u['threshold'], 'units.threshold', 'g')}: the columns are on different scales."
+        if u["mixed_scales"]
+        else f"The task spreads differ by a factor of {ratio} at most, but some column names look like a cost."
+    )
+    items = "".join(
+        f"<li>{_name(c)}: spread {_v(sd, f'units.spreads.{k}', '.4g')} ({_e(why)})</li>"
+        for k, (c, sd, why) in enumerate(zip(u["columns"], u["spreads"], u["why"]))
+    )
+    return (
+        f"<p>{scale}</p><ul>{items}</ul>"
+        f"<p>What it means: {_e(u['meaning'])}. Widest column: {_name(u['widest'])}; "
+        f"narrowest: {_name(u['narrowest'])}.</p>"
+        f"<p>Label-noise box (possible winners, cardinal sensitivity): eps = {_v(u['eps'], 'units.eps', '.3g')}, "
+        f"{_e(u['eps_reason'])}.</p>"
+    )
 
 
 def _condorcet(r: dict) -> str:
@@ -467,6 +502,7 @@ def _body(name: str, s: dict, frames: dict) -> str:
     if name == "cardinal_sensitivity":
         return _cardinal_section(sec, tasks, frames)
     simple = {
+        "units": _units_section,
         "diversity": _diversity_section,
         "ordinal_sensitivity": _ordinal_section,
         "missing": _missing_section,
@@ -521,8 +557,10 @@ def _summary(s: dict) -> str:
     r = s["rankings"]
     order = r["ranking"]
     defined = [q for q in r["rules"] if "undefined" not in r["rules"][q]]
-    items = [
-        ("Top five", _names(order[:5])),
+    items = [("Top five", _names(order[:5]))]
+    if "units" in s:
+        items.insert(0, ("Units", f"columns on different scales or named like a cost: {_names(s['units']['columns'])}"))
+    items += [
         (
             "Rules",
             f"{len(defined)} rules; largest Kendall distance between two of them "

@@ -29,6 +29,20 @@ from ._validation import (
 )
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, exact_midranks, rank
 
+
+class _DefaultTol(float):
+    """The default ``tol`` of :func:`mean_win_rate`: equal to the library's tie tolerance, but its own object.
+
+    The ``"helm"`` convention compares scores exactly unless the caller passes
+    ``tol``; this marker tells the default from an explicit ``tol=1e-9``
+    while the signature keeps the library's default value.
+    """
+
+    __slots__ = ()
+
+
+_UNSET_TOL = _DefaultTol(DEFAULT_TIE_TOLERANCE)
+
 __all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
 
 
@@ -230,7 +244,7 @@ def mean_win_rate(
     *,
     convention: str = "strict",
     aggregate: str = "mean",
-    tol: float = DEFAULT_TIE_TOLERANCE,
+    tol: float = _UNSET_TOL,
 ) -> np.ndarray | pd.Series:
     r"""Mean win rate of each model (an ordinal rule), in one of three conventions.
 
@@ -274,6 +288,10 @@ def mean_win_rate(
 
     where :math:`r^{(k)}_i` is the model's midrank among :math:`M_k` and
     tasks with fewer than two scored models are left out (as HELM does).
+    HELM compares the scores exactly (two scores :math:`10^{-12}` apart are a
+    win, not a tie), so this convention uses ``tol=0`` unless ``tol`` is
+    passed: its default reproduces HELM's column, and a caller who wants
+    near-ties treated as ties passes ``tol`` explicitly.
 
     On complete data without ties all three are affine functions of the Borda
     count: :math:`\bar w_i = B_i/(nm)`, :math:`\bar q_i = (B_i/n + 1)/m` and
@@ -289,7 +307,9 @@ def mean_win_rate(
         both). The other conventions are means by definition and accept only
         ``"mean"``.
     tol : float
-        Tie tolerance of :func:`benchvote.rank`.
+        Tie tolerance of :func:`benchvote.rank` (default ``1e-9``; for
+        ``"helm"`` the default is 0, HELM's exact comparison, and only a
+        ``tol`` the caller passes applies).
 
     Raises
     ------
@@ -339,6 +359,7 @@ def mean_win_rate(
         raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}")
     if aggregate != "mean" and convention != "helm":
         raise ValueError(f"aggregate={aggregate!r} is defined only for convention='helm'")
+    tol = 0.0 if convention == "helm" and tol is _UNSET_TOL else check_tol(tol)
     mat = as_score_matrix(scores, allow_nan=True)
     direction = direction_of(mat, higher_is_better)
     m = mat.shape[0]

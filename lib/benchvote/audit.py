@@ -13,7 +13,13 @@ task, after leaving out the tasks with the most missing cells when that keeps
 more cells (the report lists the models and tasks left out; nothing is
 imputed).  A task on which every model has
 the same score cannot order anyone; it is reported and left out of the
-measures, which would refuse it.
+measures, which would refuse it.  So is a task on which every model of the
+complete part has the same score (the part is then chosen again without it).
+
+**Units.**  When the task spreads (standard deviations over the measured
+models) differ by more than a factor of :data:`UNIT_RATIO`, or a column is
+named like a cost (:data:`COST_WORDS`), a ``units`` notice opens the report:
+the columns, their spreads, and the eps the label-noise box uses and why.
 
 **Time.**  Exact parts (the box search of the cardinal sensitivity, the
 ordinal sensitivity's program, the top-k programs of the possible winners)
@@ -70,6 +76,13 @@ BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
 
 #: Section name -> (title, chapter page, two sentences on what it means).
 SECTIONS: dict[str, tuple[str, str, str]] = {
+    "units": (
+        "Notice: columns on different scales",
+        "tradeoff",
+        "Some columns are on different scales (their spreads differ by more than a factor of ten) or look like a "
+        "cost rather than a score. The mean score is then dominated by the widest column, while rank-based rules "
+        "(win rates, Borda, Copeland, ...) read only each column's order.",
+    ),
     "table": (
         "The table",
         "elections",
@@ -185,6 +198,10 @@ AUDIT_RULES: dict[str, tuple[str, Callable[..., Any]]] = {
     "bradley_terry": ("Bradley-Terry", _bradley_terry_rule),
 }
 KEMENY_MAX_MODELS = 8
+CONSTANT_IN_PART = (
+    "every model of the complete part (the models scored on every task) has the same score on it, "
+    "so it orders none of them there; it still counts in the missing-scores section"
+)
 
 
 @dataclass
@@ -378,15 +395,19 @@ def audit(
 
     # ---------------------------------------------------------------- the table and the part every measure sees
     observed = table.notna()
-    constant = [t for t in table.columns if table[t].notna().sum() >= 1 and (table[t].max() - table[t].min()) <= tol]
+    constant = _constant_tasks(table, tol)
     usable = [t for t in table.columns if t not in constant]
     if not usable:
         raise AuditInputError("every task is constant: no task orders the models")
-    work = _measured_part(table[usable])
+    work, flat = _complete_part(table[usable], tol)
     hib = direction[work.columns]
+    given_eps = eps
     eps, box_undefined = _box_eps(work, hib, eps, tol)
 
+    run("units", lambda: _units(work, eps, given_eps, box_undefined))
+
     def table_section() -> dict:
+        flat_names = {f["task"] for f in flat}
         dup_tasks = _duplicates(table.T)
         dup_models = _duplicates(table)
         return {
@@ -404,7 +425,8 @@ def audit(
             "measured_models": [str(m) for m in work.index],
             "left_out_models": [str(m) for m in table.index.difference(work.index, sort=False)],
             "measured_tasks": [str(t) for t in work.columns],
-            "left_out_tasks": [str(t) for t in usable if t not in work.columns],
+            "left_out_tasks": [str(t) for t in usable if t not in work.columns and str(t) not in flat_names],
+            "constant_in_part": flat,
         }
 
     run("table", table_section)
@@ -630,7 +652,7 @@ def audit(
             decided = np.asarray(conf.decided)
             m = len(full)
             n_pairs = m * (m - 1) // 2
-            helm = mean_win_rate(full, hib_full, convention="helm", tol=tol)
+            helm = mean_win_rate(full, hib_full, convention="helm")  # HELM compares exactly
             pb_order = list(full.index[np.argsort(-np.asarray(pb, dtype=float), kind="stable")])
             return {
                 "partial_borda": _series(pb, full.index),
@@ -691,6 +713,40 @@ def audit(
     return Audit(sections=sections, settings=settings, results=frames)
 
 
+def _constant_tasks(table: pd.DataFrame, tol: float) -> list:
+    """The tasks whose scored cells all lie within ``tol`` of each other (missing cells ignored)."""
+    return [t for t in table.columns if table[t].notna().any() and (table[t].max() - table[t].min()) <= tol]
+
+
+def _complete_part(table: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[dict]]:
+    """The complete part the measures see, without the tasks that are constant on it.
+
+    A task that orders the whole table can still give every model of the
+    complete part the same score; it cannot order anyone there, so it is left
+    out and the complete part chosen again (models left out only for missing
+    that task may come back).  Returns the part and, for every task so left
+    out, ``{"task", "score", "n_models", "reason"}``.
+    """
+    flat: list[dict] = []
+    dropped: list = []
+    while True:
+        keep = [t for t in table.columns if t not in dropped]
+        if len(keep) < 2:
+            raise AuditInputError(
+                f"only task {keep[0]!s} orders the models scored on every task; task(s) "
+                f"{', '.join(f['task'] for f in flat)} give all of them the same score. The audit needs two tasks"
+            )
+        part = _measured_part(table[keep])
+        same = _constant_tasks(part, tol)
+        if not same:
+            return part, flat
+        dropped += same
+        flat += [
+            {"task": str(t), "score": float(part[t].iloc[0]), "n_models": len(part), "reason": CONSTANT_IN_PART}
+            for t in same
+        ]
+
+
 def _measured_part(table: pd.DataFrame) -> pd.DataFrame:
     """The complete part the measures see: drop the tasks with the most missing cells while that pays.
 
@@ -738,6 +794,81 @@ def _box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) 
             "holds), outside (0, 1); give eps explicitly"
         )
     return value, None
+
+
+#: The spread ratio (largest over smallest task standard deviation) above which the audit gives the units notice.
+UNIT_RATIO = 10.0
+#: Parts of a column name (case-insensitive) that mark a cost rather than a score.
+COST_WORDS = ("param", "flop", "latency", "cost", "size", "memory", "time", "_ms", "tokens/s", "price")
+UNITS_MEANING = (
+    "the mean score adds the columns as they are, so the widest column decides it; rank-based rules (win rates, "
+    "Borda, Copeland, Kemeny) compare models within each column and do not depend on the units"
+)
+
+
+def _spreads(work: pd.DataFrame) -> pd.Series:
+    """Each task's standard deviation over the models (``ddof=0``, as :func:`~benchvote.sensitivity.default_eps`).
+
+    Each column is scaled by its largest absolute value first, so scores near
+    the largest float do not overflow the squares.
+    """
+    x = work.to_numpy(dtype=float)
+    scale = np.abs(x).max(axis=0)
+    scale[scale == 0] = 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return pd.Series((x / scale).std(axis=0) * scale, index=work.columns)
+
+
+def _eps_reason(eps: float | None, given: float | None, box_undefined: str | None) -> str:
+    """Why the label-noise box uses the eps it uses (the numbers themselves are in the report's fields)."""
+    if given is not None:
+        return "given with the eps option"
+    if box_undefined is not None:
+        return box_undefined
+    rule = "default_eps takes min(0.01, smallest spread / largest spread)"
+    if eps is not None and eps < 0.01:
+        return (
+            f"{rule}; it is below 0.01 because the largest task spread is more than 100 times the smallest "
+            "(the spread ratio), so the box lets a task keep as little as that share of its labels"
+        )
+    return f"{rule}; the spread ratio is at most 100, so the cap 0.01 applies"
+
+
+def _units(work: pd.DataFrame, eps: float | None, given: float | None, box_undefined: str | None) -> dict | None:
+    """The units notice: columns on different scales or named like a cost; ``None`` when there are none."""
+    spread = _spreads(work)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        ratio = float(spread.max() / spread.min())
+        median = float(spread.median())
+    costly = [t for t in work.columns if any(w in str(t).lower() for w in COST_WORDS)]
+    mixed = not ratio <= UNIT_RATIO  # an overflowing (inf) or undefined ratio counts as mixed
+    if not (mixed or costly):
+        return None
+    far = {spread.idxmax(), spread.idxmin()} if mixed else set()
+    far |= {t for t in work.columns if mixed and not median / UNIT_RATIO <= spread[t] <= median * UNIT_RATIO}
+    columns = [t for t in work.columns if t in far or t in costly]
+
+    def why(t: Any) -> str:
+        return " and ".join(
+            (["spread far from the median spread"] if t in far else [])
+            + (["name looks like a cost"] if t in costly else [])
+        )
+
+    return {
+        "mixed_scales": mixed,
+        "threshold": UNIT_RATIO,
+        "spread_ratio": ratio,
+        "widest": str(spread.idxmax()),
+        "narrowest": str(spread.idxmin()),
+        "columns": [str(t) for t in columns],
+        "spreads": [float(spread[t]) for t in columns],
+        "why": [why(t) for t in columns],
+        "cost_named": [str(t) for t in costly],
+        "meaning": UNITS_MEANING,
+        "eps": eps,
+        "eps_source": "given" if given is not None else "undefined" if box_undefined else "default_eps",
+        "eps_reason": _eps_reason(eps, given, box_undefined),
+    }
 
 
 def _check_partial(full: pd.DataFrame) -> None:
