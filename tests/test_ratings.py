@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 
 import benchvote as bv
@@ -104,3 +107,23 @@ class TestElo:
     def test_bad_matches(self, matches, message):
         with pytest.raises(ValueError, match=message):
             elo(matches, 2)
+
+
+@given(st.integers(2, 7).flatmap(lambda m: arrays(np.int64, (m, m), elements=st.integers(0, 2))))
+def test_strong_connectivity_matches_reachability_by_search(wins):
+    """The sparse components test against a plain depth-first search from every model."""
+    from benchvote.ratings import _strongly_connected
+
+    m = len(wins)
+
+    def reach(start):
+        seen, stack = {start}, [start]
+        while stack:
+            i = stack.pop()
+            for j in range(m):
+                if i != j and wins[i, j] > 0 and j not in seen:
+                    seen.add(j)
+                    stack.append(j)
+        return seen
+
+    assert _strongly_connected(wins) == all(len(reach(i)) == m for i in range(m))

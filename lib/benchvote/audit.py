@@ -158,19 +158,11 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
 
 def _bradley_terry_rule(scores: Any, higher_is_better: Any = True) -> Any:
     """Bradley-Terry ratings; :class:`NotDefined` when the maximum-likelihood ratings do not exist."""
-    from scipy.sparse.csgraph import connected_components
-
-    from .ratings import bradley_terry, comparison_matrix
+    from .ratings import NOT_CONNECTED, _strongly_connected, bradley_terry, comparison_matrix
 
     wins = comparison_matrix(scores, higher_is_better)
-    beats = np.asarray(wins, dtype=float) > 0
-    np.fill_diagonal(beats, False)
-    n_parts, _ = connected_components(beats, directed=True, connection="strong")
-    if n_parts > 1:
-        raise NotDefined(
-            "the comparison graph is not strongly connected (some model never loses or never wins "
-            "against a group): the maximum-likelihood ratings do not exist"
-        )
+    if not _strongly_connected(wins):
+        raise NotDefined(NOT_CONNECTED)
     return bradley_terry(wins).ratings
 
 

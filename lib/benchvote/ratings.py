@@ -28,6 +28,29 @@ from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
 
 
+#: Why Bradley-Terry ratings cannot be fitted on a comparison graph that is not strongly connected.
+NOT_CONNECTED = (
+    "the comparison graph is not strongly connected (some model never loses or never wins "
+    "against a group): the maximum-likelihood ratings do not exist"
+)
+
+
+def _strongly_connected(wins: Any) -> bool:
+    """Whether the graph with an edge i -> j when i beat j at least once is strongly connected.
+
+    Strongly connected components on the sparse edge list: linear in the
+    number of pairs, where repeated squaring of the reachability matrix cost
+    O(m^3 log m).  The diagonal is ignored.
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    beats = np.asarray(wins, dtype=float) > 0
+    np.fill_diagonal(beats, False)
+    n_parts, _ = connected_components(csr_matrix(beats), directed=True, connection="strong")
+    return bool(n_parts == 1)
+
+
 def comparison_matrix(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.DataFrame:
@@ -131,15 +154,8 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     if len(lonely):
         names = [wins.index[i] for i in lonely] if labelled else list(lonely)
         raise ValueError(f"model(s) {names[:5]} have no comparisons")
-    reach = (w > 0).astype(int)
-    closure = reach | np.eye(m, dtype=int)
-    for _ in range(int(np.ceil(np.log2(m))) + 1):
-        closure = ((closure @ closure) > 0).astype(int)
-    if not closure.all():
-        raise ValueError(
-            "the comparison graph is not strongly connected (some model never loses or never wins "
-            "against a group): the maximum-likelihood ratings do not exist"
-        )
+    if not _strongly_connected(w):
+        raise ValueError(NOT_CONNECTED)
     total_wins = w.sum(axis=1)
     p = np.ones(m)
     converged = False
