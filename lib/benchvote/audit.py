@@ -798,17 +798,22 @@ UNITS_MEANING = (
 )
 
 
-def _spreads(work: pd.DataFrame) -> pd.Series:
-    """Each task's standard deviation over the models (``ddof=0``, as :func:`~benchvote.sensitivity.default_eps`).
+def _unit_columns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each column divided by its largest absolute value (1 for a zero column), and those values.
 
-    Each column is scaled by its largest absolute value first, so scores near
-    the largest float do not overflow the squares.
+    Squares of the scaled columns stay finite even for scores near the largest
+    float; standard deviations scale back by the returned factors.
     """
-    x = work.to_numpy(dtype=float)
     scale = np.abs(x).max(axis=0)
     scale[scale == 0] = 1.0
+    return x / scale, scale
+
+
+def _spreads(work: pd.DataFrame) -> pd.Series:
+    """Each task's standard deviation over the models (``ddof=0``, as :func:`~benchvote.sensitivity.default_eps`)."""
+    unit, scale = _unit_columns(work.to_numpy(dtype=float))
     with np.errstate(over="ignore", invalid="ignore"):
-        return pd.Series((x / scale).std(axis=0) * scale, index=work.columns)
+        return pd.Series(unit.std(axis=0) * scale, index=work.columns)
 
 
 def _eps_reason(eps: float | None, given: float | None, box_undefined: str | None) -> str:
@@ -876,12 +881,11 @@ def _check_partial(full: pd.DataFrame) -> None:
 def _standardised(work: pd.DataFrame, hib: pd.Series) -> pd.DataFrame:
     """Every task oriented, centred and divided by its standard deviation, without overflow.
 
-    Each column is first divided by its largest absolute value (which leaves the
-    standardised column unchanged), so squares stay finite even for scores
-    near the largest float.
+    Each column is first brought to unit size (:func:`_unit_columns`, which
+    leaves the standardised column unchanged), so squares stay finite even for
+    scores near the largest float.
     """
-    x = work.to_numpy(dtype=float) * np.where(hib.to_numpy(dtype=bool), 1.0, -1.0)
-    x = x / np.abs(x).max(axis=0)  # no constant task is measured, so no column is all zero
+    x, _ = _unit_columns(work.to_numpy(dtype=float) * np.where(hib.to_numpy(dtype=bool), 1.0, -1.0))
     x = x - x.mean(axis=0)
     std = x.std(axis=0)
     bad = [str(t) for t, s in zip(work.columns, std) if not (np.isfinite(s) and s > 0)]

@@ -287,13 +287,17 @@ def _check_options(args: Any, scores: pd.DataFrame) -> list[str]:
     return lower
 
 
+def _quiet(args: Any) -> bool:
+    """No progress and no summary: asked for, or the JSON is the only output."""
+    return bool(args.quiet or (args.json is not None and args.html is None))
+
+
 def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     """Read, audit and render; raises InputError or AuditInputError for bad input, anything else is a bug."""
     scores, instances = read_scores(args.scores)
     lower = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
-    quiet = args.quiet or (args.json is not None and args.html is None)
-    report = _run(args, scores, hib, instances, quiet)
+    report = _run(args, scores, hib, instances, _quiet(args))
     html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
     text = report.to_json() if args.json else None
     return report, html, text
@@ -340,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         _write(args, html, text)
     except OSError as err:
         return _fail(f"cannot write the report: {err}")
-    if not (args.quiet or (args.json is not None and args.html is None)):
+    if not _quiet(args):
         print(summary(report.to_dict()), file=sys.stderr if to_stdout else sys.stdout)
     return 0
 
