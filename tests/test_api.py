@@ -85,7 +85,7 @@ def test_signature_follows_the_convention(qualname, func):
                 f"{qualname}: {p.name} after higher_is_better must have a default or be keyword-only"
             )
     for p in params:
-        if p.name in ("tol", "nan_policy", "seed", "convention", "method", "time_limit", "eps", "rule"):
+        if p.name in ("tol", "nan_policy", "seed", "convention", "method", "time_limit", "work_limit", "eps", "rule"):
             assert p.kind is inspect.Parameter.KEYWORD_ONLY, f"{qualname}: option {p.name} must be keyword-only"
         if p.name == "tol":
             assert p.default == DEFAULT_TIE_TOLERANCE, f"{qualname}: the score tie threshold defaults to 1e-9"

@@ -66,6 +66,14 @@ BAD = {
     "every task constant": ("board.csv", "model,t1,t2\nA,1,2\nB,1,2\nC,1,2\n", [], "every task is constant"),
     "bad option": ("board.csv", WIDE, ["--level", "1.5"], "level must be < 1"),
     "report folder missing": ("board.csv", WIDE, ["--html", "no/such/folder/r.html"], "does not exist"),
+    "unknown cost column": ("board.csv", WIDE, ["--cost", "t3,params_M"], "--cost names unknown column(s): params_M"),
+    "costs leave one task": ("board.csv", WIDE, ["--cost", "t2", "--cost", "t3"], "two tasks besides the cost"),
+    "unknown normalisation": (
+        "board.csv",
+        WIDE,
+        ["--normalize", "log"],
+        "--normalize must be one of none, zscore, minmax, rank; got 'log'",
+    ),
 }
 
 
@@ -316,3 +324,60 @@ def test_an_undefined_measure_is_still_reported_in_its_section(tmp_path, capsys)
     status = main(["audit", str(path), "--primary", "bradley_terry", "--json", str(tmp_path / "s.json"), *FAST])
     assert status == 2 and "primary rule bradley_terry is undefined" in capsys.readouterr().err
     assert not (tmp_path / "s.json").exists()
+
+
+# --------------------------------------------------------------------------- --normalize and --cost
+
+SIZES = (
+    "model,acc,f1,mmlu,params_M\n"
+    "tiny,0.30,0.25,0.28,1.5\nsmall,0.50,0.45,0.48,7\nmedium,0.65,0.60,0.62,13\n"
+    "large,0.80,0.78,0.79,70\nbloated,0.60,0.55,0.58,70\nalso-ran,0.45,0.40,0.47,13\n"
+)
+
+
+def test_cost_and_normalize_reach_the_audit_and_the_summary(tmp_path, capsys):
+    path = write(tmp_path, "sizes.csv", SIZES)
+    out = tmp_path / "r.json"
+    args = ["audit", str(path), "--lower-is-better", "params_M", "--json", str(out), "--html", str(tmp_path / "r.html")]
+    assert main([*args, "--quiet", *FAST]) == 0
+    s = json.loads(out.read_text())["sections"]
+    assert s["rankings"]["rules"]["mean_score"]["ranks"]["tiny"] == 1.0  # params_M decides the mean score
+    assert "--cost NAME" in s["units"]["suggestion"]
+    assert main([*args, "--cost", "params_M", "--normalize", "zscore", *FAST]) == 0
+    summary = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["settings"]["normalize"] == "zscore" and report["settings"]["costs"] == ["params_M"]
+    s = report["sections"]
+    assert s["rankings"]["rules"]["mean_score"]["ranks"]["large"] == 1.0
+    assert s["rankings"]["rules"]["mean_score"]["label"] == "Mean score (zscore)"
+    assert [e["model"] for e in s["pareto"]["front"]] == ["large", "medium", "small", "tiny"]
+    assert "quality-cost front (params_M): large, medium, small, tiny" in summary
+    page = (tmp_path / "r.html").read_text()
+    assert "<section id='pareto'" in page
+
+
+@pytest.mark.parametrize("instances", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("costs", [[], ["params_M"]])
+def test_the_progress_bar_counts_the_sections_the_audit_runs(instances, missing, costs):
+    from benchvote.cli import _steps
+
+    rng = np.random.default_rng(3)
+    rows = [
+        (f"m{i}", f"t{k}", q, float(rng.random() < 0.3 + 0.1 * i))
+        for i in range(5)
+        for k in range(3)
+        for q in range(20)
+    ]
+    long = pd.DataFrame(rows, columns=["model", "task", "instance", "score"])
+    scores, _ = bv.intervals.instance_table(long)
+    scores["params_M"] = [1.0, 2.0, np.nan, 8.0, 16.0]  # a missing cost is not a missing score
+    if missing:
+        scores.loc["m1", "t0"] = np.nan
+    if not costs:
+        scores = scores.drop(columns="params_M")
+    calls: list[str] = []
+    bv.audit.audit(
+        scores, instances=long if instances else None, costs=costs, progress=calls.append, n_boot=20, time_limit=2
+    )
+    assert _steps(scores, long if instances else None, costs) == len(calls)

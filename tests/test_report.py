@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from decimal import Decimal
@@ -18,6 +19,7 @@ from benchvote.audit import audit
 FAST = dict(n_boot=100, time_limit=3)
 HOSTILE = ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\"", "\u202eevil"]
 TITLE = "</title><script>alert('title')</script><!--"
+COST = "<!--cost--></script>\"'&size"  # a cost column: it reaches the pareto section, its table and its figure
 
 
 def _board(seed: int = 0, m: int = 9, n: int = 5, models: list[str] | None = None) -> pd.DataFrame:
@@ -33,6 +35,7 @@ def _board(seed: int = 0, m: int = 9, n: int = 5, models: list[str] | None = Non
 def _hostile_board() -> pd.DataFrame:
     s = _board(seed=7, m=9, n=5, models=HOSTILE)
     s.columns = ["<!--<script>", "</script>", "a&amp;b", "'q\"", "\u2028line\u2029sep"]
+    s[COST] = np.geomspace(1.0, 1e4, len(s))
     return s
 
 
@@ -48,7 +51,8 @@ def test_script_json_cannot_close_the_element_or_open_a_comment():
 
 
 def test_hostile_names_are_text_everywhere_in_the_page():
-    report = audit(_hostile_board(), **FAST)
+    report = audit(_hostile_board(), costs=[COST], **FAST)
+    assert "pareto" in report.sections and report.sections["pareto"]["costs"] == [COST]
     page = report.to_html(TITLE)
     assert "<!--" not in page  # no comment can swallow the rest of the page
     assert page.count("<script") == page.count("</script>") == 2  # the explorable's payload and its code
@@ -59,7 +63,7 @@ def test_hostile_names_are_text_everywhere_in_the_page():
 
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory):
-    report = audit(_hostile_board(), **FAST)
+    report = audit(_hostile_board(), costs=[COST], **FAST)
     path = tmp_path_factory.mktemp("hostile") / "report.html"
     path.write_text(report.to_html(TITLE), encoding="utf-8")
     with offline_page(path) as (page, errors, requests, dialogs):
@@ -75,10 +79,15 @@ def test_hostile_names_render_every_section_and_run_no_script(hostile_page):
     assert page.title() == TITLE and page.locator("h1").inner_text() == TITLE
     assert page.locator("img").count() == 0
     text = page.locator("body").inner_text()
-    for name in ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\""]:
+    for name in ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\"", COST]:
         assert name in text, name
     tips = page.locator("section#intervals svg line title").all_text_contents()
     assert {tip.rsplit(": rank ", 1)[0] for tip in tips} == set(report.sections["intervals"]["ranks"])
+    p = report.sections["pareto"]
+    tips = page.locator("section#pareto svg circle title").all_text_contents()
+    assert {tip.rsplit(f": {COST} ", 1)[0] for tip in tips} == {e["model"] for e in p["front"] + p["dominated"]}
+    assert page.locator("section#pareto svg title").first.text_content() == f"Quality against {COST}"
+    assert COST in page.locator("section#pareto th").all_text_contents()
     assert not dialogs, dialogs
     assert not errors, errors
     assert not requests, requests
@@ -117,9 +126,11 @@ def _matches(shown: str, value: float) -> bool:
     return abs(Decimal(shown) - Decimal(repr(float(value)))) <= half
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_every_headline_number_of_the_page_is_the_json_value(seed):
-    report = audit(_board(seed=seed, m=9, n=6), seed=seed, **FAST)
+@pytest.mark.parametrize("seed, normalize", [(0, "none"), (1, "zscore")])
+def test_every_headline_number_of_the_page_is_the_json_value(seed, normalize):
+    board = _board(seed=seed, m=9, n=6)
+    board["params_M"] = np.geomspace(1.0, 700.0, len(board))[::-1]
+    report = audit(board, seed=seed, normalize=normalize, costs=["params_M"], **FAST)
     sections = json.loads(report.to_json())["sections"]
     page = report.to_html()
     found = re.findall(r"<span class='v' data-json='([^']+)'>([^<]*)</span>", page)
@@ -133,8 +144,14 @@ def test_every_headline_number_of_the_page_is_the_json_value(seed):
         "ordinal_sensitivity.tau_distance",
         "intervals.adjacent_inseparable",
         "rankings.kendall_distance#max",
+        "pareto.front#len",
+        "pareto.n_compared",
+        "pareto.front.0.quality",
+        "pareto.front.0.costs.0",
     ):
         assert needed in keys, needed
+    if normalize != "none":
+        assert "units.normalized_spread_ratio" in keys
     for key, shown in found:
         assert _matches(shown, _lookup(sections, key)), (key, shown, _lookup(sections, key))
     c = sections["cardinal_sensitivity"]
@@ -230,3 +247,48 @@ def test_the_units_notice_escapes_names_and_states_a_given_eps():
 
 def test_no_units_notice_on_a_table_of_one_scale():
     assert "units" not in audit(_board(seed=0), **FAST).sections
+
+
+def test_the_units_notice_says_which_table_the_cardinal_parts_read_and_what_to_try():
+    s = _mixed_units()
+    hib = [True, True, False, False]
+    plain = html.unescape(re.sub(r"<[^>]+>", "", audit(s, hib, **FAST).to_html()))
+    assert "read the scores as read" in plain
+    assert "Suggestion: normalize='zscore' (--normalize zscore)" in plain and "(--cost NAME)" in plain
+    report = audit(s, hib, normalize="zscore", **FAST)
+    u = report.sections["units"]
+    assert u["normalized_spread_ratio"] == pytest.approx(1.0) and u["eps"] == 0.01  # the spreads are all 1 now
+    plain = html.unescape(re.sub(r"<[^>]+>", "", report.to_html()))
+    assert "The cardinal parts use the zscore normalisation" in plain and "Suggestion" not in plain
+    assert "eps = 0.01, on the zscore-normalised table" in plain and "the ordinal parts" in plain
+    assert "cardinal parts on the zscore-normalised table" in plain  # the line under the title
+
+
+def _front_page(costs: list[str], params: list[float]) -> tuple[dict, str]:
+    s = _mixed_units()
+    s["params_M"] = params
+    report = audit(s, [True, True, False, False], costs=costs, **FAST)
+    page = report.to_html()
+    start = page.index("<section id='pareto'")
+    return report.sections["pareto"], page[start : page.index("</section>", start)]
+
+
+def test_the_front_figure_has_a_log_axis_only_when_the_costs_span_more_than_two_decades():
+    p, section = _front_page(["params_M"], [7.0, 13.0, 34.0, 70.0, 8.0, 3.0, 1.5, 400.0])
+    assert "(log scale)" in section and section.count("<figure") == 1
+    assert section.count("<circle") == p["n_compared"] + 2  # every model, and the two of the key
+    assert "<polyline" in section and "#D55E00" in section and "#0072B2" in section  # Okabe-Ito
+    assert all(f">{e['model']}</text>" in section for e in p["front"])  # the front is labelled
+    p, section = _front_page(["params_M"], [7.0, 13.0, 34.0, 70.0, 8.0, 3.0, 1.5, 40.0])
+    assert "(log scale)" not in section and section.count("<figure") == 1
+    p, section = _front_page(["params_M", "latency_ms"], [7.0, 13.0, 34.0, 70.0, 8.0, 3.0, 1.5, 40.0])
+    assert section.count("<figure") == 0 and p["costs"] == ["params_M", "latency_ms"]  # two costs: the table alone
+    assert section.count("data-json='pareto.front.0.costs.1'") == 1
+
+
+def test_models_listed_apart_are_shown_with_a_dash_for_the_missing_cost():
+    s = _mixed_units()
+    s.loc["model 2", "params_M"] = np.nan
+    report = audit(s, [True, True, False, False], costs=["params_M"], **FAST)
+    assert [e["model"] for e in report.sections["pareto"]["missing_cost"]] == ["model 2"]
+    assert "Listed apart, with a missing cost: <bdi>model 2</bdi> (costs \u2013)." in report.to_html()

@@ -9,7 +9,8 @@ every rule returns one number per model, higher = better.
 
 Measures and rules:
 
-* :mod:`benchvote.ranking`: ranks with ties, Kendall tau distance, maximum rank change, reversed pairs;
+* :mod:`benchvote.ranking`: ranks with ties, Kendall tau distance, maximum rank change, reversed pairs, the
+  quality-cost Pareto front;
 * :mod:`benchvote.aggregation`: mean score, pairwise wins, mean win rate, Borda, rankings of a protected set;
 * :mod:`benchvote.concordance`: Kendall's W and benchmark diversity;
 * :mod:`benchvote.normalization`: dynamic-range, random-baseline and min-max normalisation;

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .audit import _status
+from .plotting import OKABE_ITO
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;
@@ -251,6 +252,7 @@ def _table_section(t: dict) -> str:
         ["models left out (missing scores)", listed(t["left_out_models"])],
         ["tasks left out (missing scores)", listed(t["left_out_tasks"])],
         ["tasks left out (constant on the complete part)", listed([f["task"] for f in t["constant_in_part"]])],
+        ["cost columns (left out of every aggregation)", listed(t.get("cost_columns", []))],
     ]
     return _table(["", "value"], facts, numeric={1}) + _constant_in_part(t["constant_in_part"])
 
@@ -270,23 +272,49 @@ def _constant_in_part(flat: list[dict]) -> str:
 def _units_section(u: dict) -> str:
     """The units notice: which columns, their spreads, what it means, and the eps of the label-noise box."""
     ratio = _v(u["spread_ratio"], "units.spread_ratio", ".3g")
-    scale = (
-        f"The largest task spread (standard deviation over the measured models) is {ratio} times the smallest, "
-        f"above {_v(u['threshold'], 'units.threshold', 'g')}: the columns are on different scales."
-        if u["mixed_scales"]
-        else f"The task spreads differ by a factor of {ratio} at most, but some column names look like a cost."
-    )
+    if u["mixed_scales"]:
+        scale = (
+            f"The largest task spread (standard deviation over the measured models) is {ratio} times the smallest, "
+            f"above {_v(u['threshold'], 'units.threshold', 'g')}: the columns are on different scales."
+        )
+    elif u["cost_named"]:
+        scale = f"The task spreads differ by a factor of {ratio} at most, but some column names look like a cost."
+    else:
+        scale = f"The task spreads differ by a factor of {ratio} at most: the columns share one scale."
     items = "".join(
         f"<li>{_name(c)}: spread {_v(sd, f'units.spreads.{k}', '.4g')} ({_e(why)})</li>"
         for k, (c, sd, why) in enumerate(zip(u["columns"], u["spreads"], u["why"]))
     )
     return (
-        f"<p>{scale}</p><ul>{items}</ul>"
-        f"<p>What it means: {_e(u['meaning'])}. Widest column: {_name(u['widest'])}; "
-        f"narrowest: {_name(u['narrowest'])}.</p>"
-        f"<p>Label-noise box (possible winners, cardinal sensitivity): eps = {_v(u['eps'], 'units.eps', '.3g')}, "
+        f"<p>{scale}</p>"
+        + (f"<ul>{items}</ul>" if items else "")
+        + (
+            f"<p>What it means: {_e(u['meaning'])}. Widest column: {_name(u['widest'])}; "
+            f"narrowest: {_name(u['narrowest'])}.</p>"
+            if items
+            else ""
+        )
+        + _normalisation_html(u)
+        + f"<p>Label-noise box (possible winners, cardinal sensitivity): eps = {_v(u['eps'], 'units.eps', '.3g')}, "
         f"{_e(u['eps_reason'])}.</p>"
     )
+
+
+def _normalisation_html(u: dict) -> str:
+    """Which table the cardinal parts read, what the normalisation leaves alone, and what to try."""
+    norm = u.get("normalize", "none")
+    if norm == "none":
+        text = "<p>The cardinal parts (mean score, possible winners, cardinal sensitivity) read the scores as read.</p>"
+    else:
+        text = (
+            f"<p>The cardinal parts use the <code>{_e(norm)}</code> normalisation: {_e(u['normalize_meaning'])}. "
+            "After it, the largest task spread is "
+            f"{_v(u['normalized_spread_ratio'], 'units.normalized_spread_ratio', '.3g')} times the smallest. "
+            f"{_e(u['scope'][:1].upper() + u['scope'][1:])}.</p>"
+        )
+    if u.get("suggestion"):
+        text += f"<p>Suggestion: {_e(u['suggestion'])}.</p>"
+    return text
 
 
 def _condorcet(r: dict) -> str:
@@ -374,7 +402,8 @@ def _winners_section(pw: dict, tasks: list[str]) -> str:
         out.append(
             f"<p>Models that some weighting puts in the top {_v(pw['k'], 'possible_winners.k', 'd')}: "
             f"{_count(pw['top_k_possible'], 'possible_winners.top_k_possible')} ({_names(pw['top_k_possible'])})"
-            + (f"; undecided within the time limit: {_names(pw['top_k_undecided'])}" if pw["top_k_undecided"] else "")
+            + (f"; undecided within the budget: {_names(pw['top_k_undecided'])}" if pw["top_k_undecided"] else "")
+            + (f" ({_e(_STOPPED[pw['stopped']])})" if pw.get("stopped") else "")
             + ".</p>"
         )
     rows = [[m] + [pw["weights"][m][task] for task in tasks] for m in pw["possible"]]
@@ -398,6 +427,7 @@ def _cardinal_section(c: dict, tasks: list[str], frames: dict) -> str:
         f"method {_e(c['method'])}, eps = {_v(c['eps'], f'{key}.eps', '.3g')}, "
         f"largest rank change {_v(c['mrc'], f'{key}.mrc')} (1 = a model moves from first to last).</p>"
         + (f"<p>{_e(c['note'])}.</p>" if c["note"] else "")
+        + (f"<p>{_e(_STOPPED[c['stopped']])}.</p>" if c.get("stopped") else "")
     ]
     text = (
         "Worst-case task weights",
@@ -415,7 +445,7 @@ def _cardinal_section(c: dict, tasks: list[str], frames: dict) -> str:
     if "cardinal" in frames:
         from .explorables import label_noise
 
-        work, hib = frames["scores"], frames["higher_is_better"]
+        work, hib = frames.get("cardinal_scores", frames["scores"]), frames["higher_is_better"]
         slider = label_noise(work, hib, top=min(12, len(work)), eps=c["eps"], worst=frames["cardinal"].weights)
         out.append(
             "<p>Move the sliders to reweight the tasks and watch the top models reorder "
@@ -429,7 +459,9 @@ def _ordinal_section(o: dict) -> str:
     out = [
         f"<p>Protected models: {_names(o['protected'])}. Adding "
         f"{_count(o['added'], f'{key}.added')} model(s) reverses {_v(o['n_flipped'], f'{key}.n_flipped', 'd')} of "
-        f"their pairs (tau distance {_v(o['tau_distance'], f'{key}.tau_distance')}, {_status_html(o, key)}).</p>"
+        f"their pairs (tau distance {_v(o['tau_distance'], f'{key}.tau_distance')}, {_status_html(o, key)})"
+        + (f"; {_e(_STOPPED[o['stopped']])}" if o.get("stopped") else "")
+        + ".</p>"
     ]
     if o["iia_pairs"]:
         rows = [[p["leader"], p["trailer"], p["status"], ", ".join(p["certificate"])] for p in o["iia_pairs"]]
@@ -484,6 +516,140 @@ def _spectrum_section(sp: dict) -> str:
     )
 
 
+def _tagged_rows(entries: list[dict], key: str) -> str:
+    """Table rows of the ``pareto`` entries, every number tagged with its JSON key."""
+    return "".join(
+        f"<tr><td class='num'>{k + 1}</td><td>{_name(e['model'])}</td>"
+        f"<td class='num'>{_v(e['quality'], f'{key}.{k}.quality', '.4g')}</td>"
+        + "".join(f"<td class='num'>{_v(c, f'{key}.{k}.costs.{j}', '.6g')}</td>" for j, c in enumerate(e["costs"]))
+        + "</tr>"
+        for k, e in enumerate(entries)
+    )
+
+
+def _pareto_table(p: dict, entries: list[dict], key: str) -> str:
+    head = "".join(f"<th scope='col'>{_e(h)}</th>" for h in ["#", "model", p["quality_label"], *p["costs"]])
+    return (
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{_tagged_rows(entries, key)}</tbody></table></div>"
+    )
+
+
+def _apart(entries: list[dict], why: str) -> str:
+    """Models left out of the front, with their costs (a dash for a missing one)."""
+    if not entries:
+        return ""
+    rows = "; ".join(f"{_name(e['model'])} (costs {', '.join(_fmt(c, '.6g') for c in e['costs'])})" for e in entries)
+    return f"<p>Listed apart, {_e(why)}: {rows}.</p>"
+
+
+def _pareto_section(p: dict) -> str:
+    """The quality-cost front: who is on it, a figure for a single cost, the tables, and the models listed apart."""
+    front = [e["model"] for e in p["front"]]
+    out = [
+        f"<p>Quality: {_e(p['quality_label'])} over the quality tasks (the primary rule); costs: "
+        f"{_names(p['costs'])}, lower is better (a declared cost's given direction is ignored). "
+        f"{_count(p['front'], 'pareto.front')} of {_v(p['n_compared'], 'pareto.n_compared', 'd')} models are on "
+        f"the front: <strong>{_names(front) or 'none'}</strong>.</p>"
+    ]
+    if len(p["costs"]) == 1 and p["n_compared"] >= 2:
+        svg, log = _pareto_svg(p, "pareto-fig")
+        out.append(
+            _figure(
+                svg,
+                f"Figure: quality ({p['quality_label']}) against {p['costs'][0]}"
+                + (" on a log scale" if log else "")
+                + "; the models of the front are joined and labelled.",
+            )
+        )
+    out.append("<p>The front, best quality first:</p>" + _pareto_table(p, p["front"], "pareto.front"))
+    if p["dominated"]:
+        out.append(
+            "<p>Off the front (another model is at least as good and at most as costly, and strictly better in "
+            "one):</p>" + _pareto_table(p, p["dominated"], "pareto.dominated")
+        )
+    out.append(_apart(p["missing_cost"], "with a missing cost"))
+    out.append(_apart(p["no_quality"], "with no quality score (left out of the complete part for missing scores)"))
+    return "".join(out)
+
+
+def _scale(values: list[float], lo_px: float, span: float, flip: bool) -> tuple[Any, float, float]:
+    """A map from data to pixels over ``span`` (upwards when ``flip``), and the data range."""
+    lo, hi = (min(values), max(values)) if values else (0.0, 1.0)
+
+    def at(v: float) -> float:  # 12 px inside each end, so no dot sits on an axis
+        share = 0.5 if hi <= lo else (v - lo) / (hi - lo)
+        return lo_px + 12 + (1 - share if flip else share) * (span - 24)
+
+    return at, lo, hi
+
+
+def _ticks(lo: float, hi: float, log: bool) -> list[float]:
+    """Tick values: every power of ten in range on a log axis (``lo``, ``hi`` are then log10), else five even ones."""
+    if log:
+        return [10.0**k for k in range(math.ceil(lo), math.floor(hi) + 1)] or [10.0**lo]
+    return [float(v) for v in np.linspace(lo, hi, 5)] if hi > lo else [lo]
+
+
+def _pareto_svg(p: dict, ident: str) -> tuple[str, bool]:
+    """Quality (up) against the one cost (across), log across when the costs span more than two decades."""
+    cost, label = p["costs"][0], p["quality_label"]
+    points = [
+        (e["model"], float(e["costs"][0]), float(e["quality"]), on)
+        for on, group in ((True, p["front"]), (False, p["dominated"]))
+        for e in group
+        if _finite(e["costs"][0]) and _finite(e["quality"])
+    ]
+    xs, ys = [x for _, x, _, _ in points], [y for _, _, y, _ in points]
+    log = bool(xs) and min(xs) > 0 and max(xs) / min(xs) > 100
+    width, height, left, top = 720, 380, 72, 20
+    span_x, span_y = width - left - 170, height - top - 56
+    sx, x_lo, x_hi = _scale([math.log10(x) for x in xs] if log else xs, left, span_x, False)
+    sy, y_lo, y_hi = _scale(ys, top, span_y, True)
+    tick = ".6g" if log else ".3g"
+
+    def px(v: float) -> float:
+        return float(sx(math.log10(v) if log else v))
+
+    desc = (
+        f"One dot per model: {cost} across{' (log scale)' if log else ''}, {label} up. The models on the "
+        "Pareto front are filled, joined by a line and labelled; the others are hollow."
+    )
+    parts = [
+        _svg_open(ident, width, height, f"Quality against {cost}", desc),
+        f"<line x1='{left}' x2='{left}' y1='{top}' y2='{top + span_y}' stroke='#39414f'/>",
+        f"<line x1='{left}' x2='{left + span_x}' y1='{top + span_y}' y2='{top + span_y}' stroke='#39414f'/>",
+    ]
+    parts += [
+        f"<text x='{px(v):.1f}' y='{top + span_y + 16}' font-size='10' text-anchor='middle'>{_fmt(v, tick)}</text>"
+        for v in _ticks(x_lo, x_hi, log)
+    ]
+    parts += [
+        f"<text x='{left - 6}' y='{sy(v) + 4:.1f}' font-size='10' text-anchor='end'>{_fmt(v, '.3g')}</text>"
+        for v in _ticks(y_lo, y_hi, False)
+    ]
+    line = " ".join(f"{px(x):.1f},{sy(y):.1f}" for x, y in sorted((x, y) for _, x, y, on in points if on))
+    parts.append(f"<polyline fill='none' stroke='{OKABE_ITO[4]}' stroke-width='1.5' points='{line}'/>")
+    for name, x, y, on in points:
+        tip = f"<title>{_e(name)}: {_e(cost)} {_fmt(x, '.6g')}, quality {_fmt(y, '.4g')}</title>"
+        dot = f"fill='{OKABE_ITO[4]}'" if on else f"fill='white' stroke='{OKABE_ITO[0]}' stroke-width='1.5'"
+        parts.append(f"<circle cx='{px(x):.1f}' cy='{sy(y):.1f}' r='4.5' {dot}>{tip}</circle>")
+        if on:
+            parts.append(f"<text x='{px(x) + 7:.1f}' y='{sy(y) - 6:.1f}' font-size='10'>{_e(_short(name, 24))}</text>")
+    key, low = left + span_x + 24, top + span_y
+    parts.append(
+        f"<circle cx='{key}' cy='{low - 28}' r='4.5' fill='{OKABE_ITO[4]}'/>"
+        f"<text x='{key + 10}' y='{low - 24}' font-size='11'>on the front</text>"
+        f"<circle cx='{key}' cy='{low - 8}' r='4.5' fill='white' stroke='{OKABE_ITO[0]}' stroke-width='1.5'/>"
+        f"<text x='{key + 10}' y='{low - 4}' font-size='11'>dominated</text>"
+        f"<text x='{left + span_x / 2:.1f}' y='{height - 12}' font-size='12' text-anchor='middle'>"
+        f"{_e(cost)}{' (log scale)' if log else ''}, lower is better</text>"
+        f"<text x='16' y='{top + span_y / 2:.1f}' font-size='12' text-anchor='middle' "
+        f"transform='rotate(-90 16 {top + span_y / 2:.1f})'>{_e(label)}</text></svg>"
+    )
+    return "".join(parts), log
+
+
 # --------------------------------------------------------------------------- the page
 
 
@@ -508,6 +674,7 @@ def _body(name: str, s: dict, frames: dict) -> str:
         "missing": _missing_section,
         "domains": _domains_section,
         "spectrum": _spectrum_section,
+        "pareto": _pareto_section,
     }
     return simple[name](sec)
 
@@ -531,7 +698,8 @@ def render_html(report: Any, title: str) -> str:
     parts = [
         f"<h1>{_e(title)}</h1><p class='meta'>{_v(t['n_models'], 'table.n_models', 'd')} models, "
         f"{_v(t['n_tasks'], 'table.n_tasks', 'd')} tasks; benchvote {_e(__version__)}; "
-        f"primary rule: {_e(r['rules'][r['primary']]['label'])}; seed {_e(report.settings['seed'])}.</p>",
+        f"primary rule: {_e(r['rules'][r['primary']]['label'])}; seed {_e(report.settings['seed'])}"
+        f"{_settings_note(report.settings)}.</p>",
         _summary(ok),
         "<nav><h2>Sections</h2><ul>",
         *(f"<li><a href='#{_e(name)}'>{_e(sec['title'])}</a></li>" for name, sec in s.items()),
@@ -547,6 +715,33 @@ def render_html(report: Any, title: str) -> str:
     )
 
 
+#: What a report says of a part that ended unfinished, by the budget that ended it.
+_STOPPED = {
+    "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
+    "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
+}
+
+
+def _settings_note(settings: dict) -> str:
+    """The normalisation, the declared costs, the budgets and whether torch ran."""
+    note = ""
+    budgets = settings.get("budgets")
+    if budgets:
+        note += (
+            f"; work budgets {budgets['box_search_boxes']:,} boxes and {budgets['milp_nodes']:,} solver nodes"
+            f" per exact part, safety cap {settings['time_limit']:g} s"
+        )
+    optional = settings.get("optional")
+    if optional:
+        installed = "installed" if optional["torch_installed"] else "not installed"
+        note += f"; torch {installed}, not used (the numbers do not depend on it)"
+    if settings.get("normalize", "none") != "none":
+        note += f"; cardinal parts on the <code>{_e(settings['normalize'])}</code>-normalised table"
+    if settings.get("costs"):
+        note += f"; cost columns (not aggregated): {_names(settings['costs'])}"
+    return note
+
+
 def _largest_distance(r: dict) -> Any:
     values = [v for row in r["kendall_distance"].values() for v in row.values() if _finite(v)]
     return max(values) if values else None
@@ -558,8 +753,12 @@ def _summary(s: dict) -> str:
     order = r["ranking"]
     defined = [q for q in r["rules"] if "undefined" not in r["rules"][q]]
     items = [("Top five", _names(order[:5]))]
-    if "units" in s:
+    if "units" in s and s["units"]["columns"]:
         items.insert(0, ("Units", f"columns on different scales or named like a cost: {_names(s['units']['columns'])}"))
+    if "pareto" in s:
+        p = s["pareto"]
+        shown = _names([e["model"] for e in p["front"][:8]]) + (" ..." if len(p["front"]) > 8 else "")
+        items.append(("Quality-cost front", f"{_count(p['front'], 'pareto.front')} models: {shown}"))
     items += [
         (
             "Rules",

@@ -21,6 +21,24 @@ models) differ by more than a factor of :data:`UNIT_RATIO`, or a column is
 named like a cost (:data:`COST_WORDS`), a ``units`` notice opens the report:
 the columns, their spreads, and the eps the label-noise box uses and why.
 
+**Normalisation.**  ``normalize`` (:data:`NORMALIZATIONS`) transforms each
+measured task before the cardinal parts only: the mean-score ranking
+(wherever the audit ranks by mean score, the bootstraps included), the
+possible winners, the cardinal sensitivity and the default eps, recomputed on
+the normalised table.  Every transform is increasing, so each task keeps its
+direction and its order; the ordinal parts (win rates, Borda, the voting
+rules, the ordinal sensitivity, the domains) read only those orders and are
+the same under every normalisation.
+
+**Costs.**  Columns declared in ``costs`` are left out of every aggregation
+(the ``table`` section lists them); the ``pareto`` section gives the front of
+the primary rule's score (over the other tasks) against the costs.  A cost is always
+lower-is-better: the direction ``higher_is_better`` gives for it is ignored.
+Its ``front`` lists the models on the front, best quality first, each with
+``model``, ``quality`` and ``costs`` (in the order of the section's
+``costs``); ``dominated`` the others; ``missing_cost`` and ``no_quality``
+the models listed apart (a cost missing, or left out of the complete part).
+
 **Time.**  Exact parts (the box search of the cardinal sensitivity, the
 ordinal sensitivity's program, the top-k programs of the possible winners)
 each get ``time_limit`` seconds; when one stops early the report shows the
@@ -43,9 +61,10 @@ import pandas as pd
 
 from ._validation import as_score_matrix, check_number, check_tol, direction_of, split_table
 from .aggregation import borda, mean_score, mean_win_rate
+from .normalization import min_max
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
-__all__ = ["Audit", "audit", "AUDIT_RULES", "SECTIONS", "AuditInputError", "NotDefined"]
+__all__ = ["Audit", "audit", "AUDIT_RULES", "SECTIONS", "NORMALIZATIONS", "AuditInputError", "NotDefined"]
 
 
 class AuditInputError(ValueError):
@@ -77,11 +96,12 @@ BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
 #: Section name -> (title, chapter page, two sentences on what it means).
 SECTIONS: dict[str, tuple[str, str, str]] = {
     "units": (
-        "Notice: columns on different scales",
+        "Notice: units and scales of the columns",
         "tradeoff",
-        "Some columns are on different scales (their spreads differ by more than a factor of ten) or look like a "
-        "cost rather than a score. The mean score is then dominated by the widest column, while rank-based rules "
-        "(win rates, Borda, Copeland, ...) read only each column's order.",
+        "Columns on different scales (spreads more than ten times apart) or named like a cost make the mean score "
+        "follow the widest column, while rank-based rules (win rates, Borda, Copeland, ...) read only each column's "
+        "order. A normalisation puts the tasks on one scale for the cardinal parts; declared costs leave the "
+        "aggregation for the quality-cost front.",
     ),
     "table": (
         "The table",
@@ -94,6 +114,13 @@ SECTIONS: dict[str, tuple[str, str, str]] = {
         "elections",
         "The same scores ranked by a cardinal rule (mean score), by win rates, by positional and by majority "
         "rules. Where they disagree, the ranking is a choice of rule rather than a fact about the models.",
+    ),
+    "pareto": (
+        "Quality against cost: the Pareto front",
+        "tradeoff",
+        "The declared cost columns are left out of every aggregation; quality is the primary rule's score over the "
+        "other tasks, and every cost is lower-is-better. A model is on the front when no other model is at least as "
+        "good and at most as costly on every cost, and strictly better in one.",
     ),
     "diversity": (
         "Diversity of the tasks",
@@ -189,6 +216,21 @@ AUDIT_RULES: dict[str, tuple[str, Callable[..., Any]]] = {
     "ranked_pairs": ("Ranked Pairs", _voting("ranked_pairs")),
     "bradley_terry": ("Bradley-Terry", _bradley_terry_rule),
 }
+#: The normalisations of the cardinal parts (``normalize``), name -> what it does to each measured task.
+NORMALIZATIONS: dict[str, str] = {
+    "none": "the scores as read",
+    "zscore": "each task centred and divided by its standard deviation over the measured models (ddof=0)",
+    "minmax": "each task mapped onto [0, 1] by (score - min) / (max - min)",
+    "rank": "each task replaced by its midranks (ties share the mean rank; read in the task's direction, the best "
+    "model ranks highest)",
+}
+
+#: Work budget of the exact box search in the cardinal section (boxes evaluated; deterministic).
+BOX_WORK = 2_000_000
+#: Work budget of each mixed-integer program of the audit (branch-and-bound nodes; deterministic).
+MILP_NODES = 500
+#: The cardinal section runs its mixed-integer program only up to this many reversible pairs (one binary each).
+MILP_PAIRS = 1500
 KEMENY_MAX_MODELS = 8
 CONSTANT_IN_PART = (
     "every model of the complete part (the models scored on every task) has the same score on it, "
@@ -211,8 +253,10 @@ class Audit:
     results : dict
         The library objects behind the sections, for further work:
         ``"scores"`` and ``"higher_is_better"`` (the measured table: complete
-        models, no constant task), ``"order"`` (its models, best first under
-        the primary rule), ``"intervals"`` (:class:`benchvote.intervals.RankIntervals`),
+        models, no constant task, no cost column), ``"cardinal_scores"`` (the
+        same table as the cardinal parts see it, normalised), ``"order"`` (its
+        models, best first under the primary rule), ``"primary_scores"`` (the
+        primary rule's values), ``"intervals"`` (:class:`benchvote.intervals.RankIntervals`),
         ``"possible_winners"`` and ``"cardinal"`` (the sensitivity result), when computed.
     """
 
@@ -267,12 +311,14 @@ def audit(
     *,
     instances: pd.DataFrame | None = None,
     primary: str = "mean_win_rate",
+    normalize: str = "none",
+    costs: Any = (),
     n_boot: int = 1000,
     level: float = 0.95,
     eps: float | None = None,
     top_k: int = 3,
     top_models: int = 6,
-    time_limit: float = 10.0,
+    time_limit: float = 60.0,
     tol: float = DEFAULT_TIE_TOLERANCE,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
@@ -291,6 +337,14 @@ def audit(
     primary : str
         The rule that leads the report and ranks the bootstrap redraws, one of
         :data:`AUDIT_RULES` (default ``"mean_win_rate"``, the strict mean win rate).
+    normalize : {"none", "zscore", "minmax", "rank"}
+        How each measured task is transformed before the cardinal parts (the
+        mean score, possible winners, cardinal sensitivity and default eps);
+        see :data:`NORMALIZATIONS`.  The ordinal parts do not depend on it.
+    costs : sequence of str, or str
+        Cost columns (parameters, FLOPs, ...): left out of every aggregation
+        and shown against the primary score in the ``pareto`` section; always
+        lower-is-better, whatever ``higher_is_better`` says for them.
     n_boot : int
         Bootstrap redraws.
     level : float in (0, 1)
@@ -304,7 +358,11 @@ def audit(
         How many of the primary ranking's top models the IIA certificates
         and the domain tests look at.
     time_limit : float
-        Seconds for each exact part.
+        A wall-clock safety cap in seconds for each exact part.  Results are
+        decided by work budgets (:data:`BOX_WORK` boxes of the box search,
+        :data:`MILP_NODES` nodes of each mixed-integer program), so the same
+        table, options and seed give the same report on every run and
+        machine; a part that the cap stops says so (``stopped``).
     tol : float
         Tie tolerance of the rankings.
     seed : int
@@ -319,9 +377,10 @@ def audit(
     Raises
     ------
     AuditInputError
-        (a ``ValueError``) When the table has fewer than two models or tasks,
-        an unknown ``primary`` or one undefined on the table, an option out of
-        range, or no complete part of two models and two tasks.  A measure
+        (a ``ValueError``) When the table has fewer than two models or tasks
+        (cost columns apart), an unknown ``primary`` or ``normalize``, a cost
+        that is not a column, a primary rule undefined on the table, an option
+        out of range, or no complete part of two models and two tasks.  A measure
         that is not defined on the table does not raise: its section says why
         (``{"undefined": reason}``).
 
@@ -340,6 +399,8 @@ def audit(
 
     if primary not in AUDIT_RULES:
         raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
+    if normalize not in NORMALIZATIONS:
+        raise AuditInputError(f"unknown normalize {normalize!r}; choose one of {', '.join(NORMALIZATIONS)}")
     with _as_input_error():
         n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
         level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -355,9 +416,11 @@ def audit(
     with _as_input_error():
         mat = as_score_matrix(scores, allow_nan=True)
         direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
-    table = scores.astype(float)
+    table, direction, cost_table = _split_costs(scores.astype(float), direction, costs)
     settings = dict(
         primary=primary,
+        normalize=normalize,
+        costs=[str(c) for c in cost_table.columns],
         n_boot=n_boot,
         level=level,
         eps=eps,
@@ -366,6 +429,9 @@ def audit(
         time_limit=time_limit,
         tol=tol,
         seed=seed,
+        budgets={"box_search_boxes": BOX_WORK, "milp_nodes": MILP_NODES},
+        # the audit never uses the optional torch relaxation: its numbers are the same with or without it
+        optional={"torch_installed": _has_torch(), "torch_used": False},
     )
     sections: dict = {}
     clock: dict = {}
@@ -393,10 +459,14 @@ def audit(
         raise AuditInputError("every task is constant: no task orders the models")
     work, flat = _complete_part(table[usable], tol)
     hib = direction[work.columns]
+    try:
+        cardinal = _normalised(work, normalize, tol)  # what the cardinal parts see
+    except NotDefined as err:
+        raise AuditInputError(f"normalize={normalize!r} is undefined on this table: {err}") from None
     given_eps = eps
-    eps, box_undefined = _box_eps(work, hib, eps, tol)
+    eps, box_undefined = _box_eps(cardinal, hib, eps, tol)
 
-    run("units", lambda: _units(work, eps, given_eps, box_undefined))
+    run("units", lambda: _units(work, eps, given_eps, box_undefined, normalize, cardinal))
 
     def table_section() -> dict:
         flat_names = {f["task"] for f in flat}
@@ -419,10 +489,12 @@ def audit(
             "measured_tasks": [str(t) for t in work.columns],
             "left_out_tasks": [str(t) for t in usable if t not in work.columns and str(t) not in flat_names],
             "constant_in_part": flat,
+            "cost_columns": [str(c) for c in cost_table.columns],
         }
 
     run("table", table_section)
-    frames: dict = {"scores": work, "higher_is_better": hib}
+    frames: dict = {"scores": work, "higher_is_better": hib, "cardinal_scores": cardinal}
+    rules_used = _audit_rules(normalize, tol)
 
     # ---------------------------------------------------------------- rankings
     def rankings_section() -> dict:
@@ -430,7 +502,7 @@ def audit(
 
         rules: dict[str, dict[str, Any]] = {}
         ranks: dict[str, np.ndarray] = {}
-        for name, (label, rule) in AUDIT_RULES.items():
+        for name, (label, rule) in rules_used.items():
             try:
                 values = pd.Series(np.asarray(rule(work, hib), dtype=float), index=work.index)
             except NotDefined as err:  # a rule undefined on this table (e.g. Bradley-Terry when a model never loses)
@@ -439,6 +511,8 @@ def audit(
                 rules[name] = {"label": label, "undefined": str(err)}
                 continue
             ranks[name] = rank(values.to_numpy(), tol=tol)
+            if name == primary:
+                frames["primary_scores"] = values
             rules[name] = {
                 "label": label,
                 "scores": _series(values, work.index),
@@ -479,7 +553,10 @@ def audit(
 
     run("rankings", rankings_section)
     order = frames["order"]
-    primary_rule = AUDIT_RULES[primary][1]
+    primary_rule = rules_used[primary][1]
+    if len(cost_table.columns):
+        label = rules_used[primary][0]
+        run("pareto", lambda: _pareto(frames["primary_scores"], cost_table, primary, label, tol))
 
     def diversity_section() -> dict:
         from .concordance import diversity
@@ -537,10 +614,14 @@ def audit(
         if box_undefined:
             raise NotDefined(box_undefined)
 
-        one = possible_winners(work, hib, eps=eps, tol=tol)
+        one = possible_winners(cardinal, hib, eps=eps, tol=tol)
         frames["possible_winners"] = one
         k = min(top_k, len(work) - 1)
-        several = possible_winners(work, hib, k=k, eps=eps, tol=tol, time_limit=time_limit) if k >= 2 else None
+        several = None
+        if k >= 2:
+            several = possible_winners(
+                cardinal, hib, k=k, eps=eps, tol=tol, work_limit=MILP_NODES, time_limit=time_limit
+            )
         out = {
             "eps": one.eps,
             "possible": [str(m) for m in work.index[np.asarray(one.possible)]],
@@ -552,27 +633,17 @@ def audit(
         if several is not None:
             out["top_k_possible"] = [str(m) for m in work.index[np.asarray(several.possible)]]
             out["top_k_undecided"] = [str(m) for m in work.index[np.asarray(several.undecided)]]
+            out["stopped"] = several.stopped
         return out
 
     run("possible_winners", winners_section)
 
     def cardinal_section() -> dict:
-        from .sensitivity import cardinal_sensitivity
 
         if box_undefined:
             raise NotDefined(box_undefined)
 
-        method = "auto" if _has_torch() else "exact"
-        r = cardinal_sensitivity(work, hib, eps=eps, method=method, time_limit=time_limit, seed=seed, tol=tol)
-        note = None if method == "auto" else "torch is not installed: the exact box search ran alone"
-        if r.upper_bound is None:  # auto chose the relaxation alone (many tasks): the exact search adds a bound
-            exact = cardinal_sensitivity(work, hib, eps=eps, method="exact", time_limit=time_limit, seed=seed, tol=tol)
-            note = f"the bound comes from the exact search ({exact.method}, {time_limit:g} s)"
-            if exact.tau_distance > r.tau_distance:
-                r = exact
-            else:
-                bound = exact.upper_bound
-                r = dataclasses.replace(r, upper_bound=bound, optimal=bound is not None and r.tau_distance >= bound)
+        r, note = _cardinal_search(cardinal, hib, eps, time_limit, seed, tol)
         frames["cardinal"] = r
         return {
             "method": r.method,
@@ -581,6 +652,8 @@ def audit(
             "n_flipped": r.n_flipped,
             "upper_bound": r.upper_bound,
             "optimal": bool(r.optimal),
+            "stopped": r.stopped,
+            "work": r.work,
             "mrc": r.mrc,
             "weights": _series(r.weights, work.columns),
             "ranking_before": _series(r.ranking_before, work.index),
@@ -599,7 +672,7 @@ def audit(
         if len(protected) >= len(work):
             raise NotDefined(f"all {len(work)} models are protected (the top models): there is no model to add")
         with quiet_solver_output():  # HiGHS may print from C++
-            r = ordinal_sensitivity_exact(work, hib, protected=protected, time_limit=time_limit)
+            r = ordinal_sensitivity_exact(work, hib, protected=protected, work_limit=MILP_NODES, time_limit=time_limit)
         top = order[: min(top_models, len(order))]
         iia_rule = borda if primary == "borda" else mean_win_rate  # the two rules iia_report handles
         pool = [m for m in work.index if m not in top]
@@ -621,6 +694,7 @@ def audit(
             "n_flipped": r.n_flipped,
             "upper_bound": r.upper_bound,
             "optimal": bool(r.optimal),
+            "stopped": r.stopped,
             "added": [str(m) for m in r.added],
             "method": r.method,
             "iia_rule": "borda" if iia_rule is borda else "mean_win_rate",
@@ -778,8 +852,11 @@ def _box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) 
         return eps, None
     from .sensitivity import default_eps
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        value = default_eps(work, hib, tol=tol)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = default_eps(work, hib, tol=tol)
+    except ValueError as err:  # a task that the rank normalisation leaves constant (its gaps all within tol)
+        return None, f"the default eps is undefined on the normalised table ({err}); give eps explicitly"
     if not 0.0 < value < 1.0:
         return None, (
             f"the default eps from the task spreads is {value:g} (the spreads differ beyond what floating point "
@@ -831,19 +908,32 @@ def _eps_reason(eps: float | None, given: float | None, box_undefined: str | Non
     return f"{rule}; the spread ratio is at most 100, so the cap 0.01 applies"
 
 
-def _units(work: pd.DataFrame, eps: float | None, given: float | None, box_undefined: str | None) -> dict | None:
-    """The units notice: columns on different scales or named like a cost; ``None`` when there are none."""
+def _units(
+    work: pd.DataFrame,
+    eps: float | None,
+    given: float | None,
+    box_undefined: str | None,
+    normalize: str = "none",
+    cardinal: pd.DataFrame | None = None,
+) -> dict | None:
+    """The units notice: columns on different scales or named like a cost, and the normalisation if any.
+
+    The scales are those of the columns as read (``work``); the eps comes from
+    the table the cardinal parts see (``cardinal``, normalised).  ``None``
+    when there is nothing to say.
+    """
     spread = _spreads(work)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = float(spread.max() / spread.min())
         median = float(spread.median())
     costly = [t for t in work.columns if any(w in str(t).lower() for w in COST_WORDS)]
     mixed = not ratio <= UNIT_RATIO  # an overflowing (inf) or undefined ratio counts as mixed
-    if not (mixed or costly):
+    if not (mixed or costly or normalize != "none"):
         return None
     far = {spread.idxmax(), spread.idxmin()} if mixed else set()
     far |= {t for t in work.columns if mixed and not median / UNIT_RATIO <= spread[t] <= median * UNIT_RATIO}
     columns = [t for t in work.columns if t in far or t in costly]
+    normalised_eps = normalize != "none" and given is None and not box_undefined
 
     def why(t: Any) -> str:
         return " and ".join(
@@ -864,7 +954,41 @@ def _units(work: pd.DataFrame, eps: float | None, given: float | None, box_undef
         "meaning": UNITS_MEANING,
         "eps": eps,
         "eps_source": "given" if given is not None else "undefined" if box_undefined else "default_eps",
-        "eps_reason": _eps_reason(eps, given, box_undefined),
+        "eps_reason": (f"on the {normalize}-normalised table, " if normalised_eps else "")
+        + _eps_reason(eps, given, box_undefined),
+        **_normalisation_note(normalize, cardinal, mixed, bool(costly)),
+    }
+
+
+#: What a normalisation changes and what it cannot.
+NORMALIZE_SCOPE = (
+    "the normalisation applies to the cardinal parts only (the mean score, the possible winners, the cardinal "
+    "sensitivity and the default eps); the ordinal parts (win rates, Borda, the voting rules, the ordinal "
+    "sensitivity, the domains) read only each task's order, which every normalisation keeps"
+)
+
+
+def _normalisation_note(normalize: str, cardinal: pd.DataFrame | None, mixed: bool, costly: bool) -> dict:
+    """The units notice's fields on the normalisation: which, its effect on the spreads, and a suggestion."""
+    ratio = None
+    if normalize != "none" and cardinal is not None:
+        spread = _spreads(cardinal)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            ratio = float(spread.max() / spread.min())
+    suggestion = None
+    if normalize == "none" and (mixed or costly):
+        zscore = "normalize='zscore' (--normalize zscore) puts every task on unit spread for the cardinal parts; "
+        suggestion = (
+            (zscore if mixed else "")
+            + "columns that are costs rather than scores can be declared with costs=[...] (--cost NAME), which "
+            "leaves them out of the aggregation and shows the quality-cost front"
+        )
+    return {
+        "normalize": normalize,
+        "normalize_meaning": NORMALIZATIONS[normalize],
+        "normalized_spread_ratio": ratio,
+        "scope": NORMALIZE_SCOPE,
+        "suggestion": suggestion,
     }
 
 
@@ -894,6 +1018,104 @@ def _standardised(work: pd.DataFrame, hib: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(x / std, index=work.index, columns=work.columns)
 
 
+def _normalised(work: pd.DataFrame, method: str, tol: float = DEFAULT_TIE_TOLERANCE) -> pd.DataFrame:
+    """Every task through the increasing transform ``method`` of :data:`NORMALIZATIONS`.
+
+    Each transform is increasing, so a task keeps its direction (the same
+    ``higher_is_better`` applies to the result) and its order: ``rank`` gives
+    the largest score the largest midrank (:func:`benchvote.rank` read from
+    the bottom, tie tolerance ``tol``).  ``zscore`` is :func:`_standardised`
+    and ``minmax`` :func:`benchvote.normalization.min_max` (over 100) of the
+    columns brought to unit size (:func:`_unit_columns`, which changes neither),
+    so huge scores do not overflow.  A task whose scores lie within ``tol`` of
+    each other orders no one and becomes 0 (only a bootstrap redraw of the
+    instances can make one).
+    """
+    if method == "none":
+        return work
+    if method == "rank":
+        return rank(work, False, tol=tol)
+    unit, scale = _unit_columns(work.to_numpy(dtype=float))
+    with np.errstate(over="ignore"):
+        width = unit.max(axis=0) - unit.min(axis=0)
+        keep = np.flatnonzero((width > 0) & (width * scale > tol))
+    out = np.zeros(unit.shape)
+    if len(keep):
+        part = pd.DataFrame(unit[:, keep])
+        if method == "zscore":
+            out[:, keep] = _standardised(part, pd.Series(True, index=part.columns)).to_numpy()
+        else:
+            out[:, keep] = np.asarray(min_max(part.to_numpy(), True), dtype=float) / 100.0
+    return pd.DataFrame(out, index=work.index, columns=work.columns)
+
+
+def _normalised_rule(method: str, tol: float) -> Callable[..., Any]:
+    """The mean score of the ``method``-normalised table, as a rule (the bootstraps call it on arrays)."""
+
+    def rule(scores: Any, higher_is_better: Any = True) -> Any:
+        frame = scores if isinstance(scores, pd.DataFrame) else pd.DataFrame(np.asarray(scores, dtype=float))
+        return mean_score(_normalised(frame, method, tol), higher_is_better)
+
+    return rule
+
+
+def _audit_rules(normalize: str, tol: float) -> dict[str, tuple[str, Callable[..., Any]]]:
+    """:data:`AUDIT_RULES`, with the mean score read on the ``normalize``-normalised table."""
+    if normalize == "none":
+        return AUDIT_RULES
+    label = AUDIT_RULES["mean_score"][0]
+    return {**AUDIT_RULES, "mean_score": (f"{label} ({normalize})", _normalised_rule(normalize, tol))}
+
+
+def _split_costs(table: pd.DataFrame, direction: pd.Series, costs: Any) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
+    """The quality tasks with their directions, and the declared cost columns (each named once, in order)."""
+    names = list(dict.fromkeys([costs] if isinstance(costs, str) else list(costs or ())))
+    unknown = [str(c) for c in names if c not in table.columns]
+    if unknown:
+        shown = ", ".join(map(str, table.columns[:12])) + (", ..." if table.shape[1] > 12 else "")
+        raise AuditInputError(f"costs name unknown column(s): {', '.join(unknown)} (columns: {shown})")
+    quality = [t for t in table.columns if t not in names]
+    if names and len(quality) < 2:
+        raise AuditInputError(
+            f"the audit needs two tasks besides the cost column(s) {', '.join(map(str, names))}; "
+            f"the table has {len(quality)}"
+        )
+    return table[quality], direction[quality], table[names]
+
+
+def _pareto(quality: pd.Series, cost_table: pd.DataFrame, rule: str, label: str, tol: float) -> dict:
+    """The ``pareto`` section: the front of the primary score (ties within ``tol``) against the declared costs."""
+    from .ranking import pareto_front
+
+    names = list(cost_table.columns)
+    known = [m for m in quality.index if cost_table.loc[m].notna().all()]
+    q = quality[known].to_numpy(dtype=float)
+    c = cost_table.loc[known].to_numpy(dtype=float)
+    ranks = rank(q, tol=tol) if known else np.zeros(0)  # quality ties within tol share a rank
+    on = pareto_front(-ranks, c) if known else np.zeros(0, dtype=bool)
+    order = sorted(range(len(known)), key=lambda i: (ranks[i], *c[i]))
+
+    def entry(m: Any) -> dict:
+        values = cost_table.loc[m]
+        return {
+            "model": str(m),
+            "quality": float(quality[m]) if m in quality.index else None,
+            "costs": [None if pd.isna(v) else float(v) for v in values],
+        }
+
+    return {
+        "quality_rule": rule,
+        "quality_label": label,
+        "costs": [str(n) for n in names],
+        "cost_direction": "lower is better (a declared cost's given direction is ignored)",
+        "n_compared": len(known),
+        "front": [entry(known[i]) for i in order if on[i]],
+        "dominated": [entry(known[i]) for i in order if not on[i]],
+        "missing_cost": [entry(m) for m in quality.index if m not in known],
+        "no_quality": [entry(m) for m in cost_table.index if m not in quality.index],
+    }
+
+
 def _status(section: dict) -> str:
     """How far a sensitivity section's value is established: proven, bounded, or neither."""
     if section["optimal"]:
@@ -901,6 +1123,64 @@ def _status(section: dict) -> str:
     if section["upper_bound"] is None:
         return "no certified bound"
     return f"certified bound {section['upper_bound']:.3f}"
+
+
+def _cardinal_search(
+    cardinal: pd.DataFrame, hib: pd.Series, eps: float | None, time_limit: float, seed: int, tol: float
+) -> tuple[Any, str | None]:
+    """The cardinal section's result, the same on every run and machine whether or not torch is installed.
+
+    Up to ten distinct tasks, the exact box search (within :data:`BOX_WORK`
+    boxes).  Beyond, the torch-free coordinate search finds the value with a
+    loose certified bound (the pairs reversible on their own), and, up to
+    :data:`MILP_PAIRS` such pairs, the mixed-integer program (within
+    :data:`MILP_NODES` nodes) tightens it; a bound reached only when the
+    wall-clock cap stopped the program would depend on the machine's speed,
+    so it is left out and the note says so.
+    """
+    from .sensitivity import cardinal_sensitivity, cardinal_sensitivity_exact
+
+    if cardinal.T.drop_duplicates().shape[0] <= 10:
+        r = cardinal_sensitivity_exact(
+            cardinal, hib, eps=eps, method="boxes", work_limit=BOX_WORK, time_limit=time_limit, seed=seed, tol=tol
+        )
+        if r.stopped == "time_limit":  # its bound would depend on the machine's speed
+            r = dataclasses.replace(r, upper_bound=None)
+        return r, _cap_note(r.stopped, time_limit)
+    found = cardinal_sensitivity(cardinal, hib, eps=eps, method="search", seed=seed, tol=tol)
+    assert found.upper_bound is not None  # the search always attaches the pairs reversible on their own
+    pairs = found.upper_bound * len(cardinal) * (len(cardinal) - 1) / 2
+    if found.optimal or pairs > MILP_PAIRS:
+        note = (
+            None
+            if found.optimal
+            else (
+                f"the bound counts the pairs that some weighting reverses on their own; the mixed-integer program "
+                f"is not run beyond {MILP_PAIRS} such pairs"
+            )
+        )
+        return found, note
+    exact = cardinal_sensitivity_exact(
+        cardinal, hib, eps=eps, method="milp", work_limit=MILP_NODES, time_limit=time_limit, seed=seed, tol=tol
+    )
+    if exact.stopped == "time_limit":
+        return found, _cap_note("time_limit", time_limit)
+    best = exact if exact.n_flipped > found.n_flipped else found
+    bound = found.upper_bound if exact.upper_bound is None else min(exact.upper_bound, found.upper_bound)
+    proven = best.tau_distance >= bound
+    note = None if proven else f"the bound is the mixed-integer program's after {exact.work} nodes"
+    stopped = "" if proven else exact.stopped
+    return dataclasses.replace(best, upper_bound=bound, optimal=proven, stopped=stopped), note
+
+
+def _cap_note(stopped: str, time_limit: float) -> str | None:
+    """What the report says when the wall-clock safety cap, not the work budget, ended a search."""
+    if stopped != "time_limit":
+        return None
+    return (
+        f"the {time_limit:g}-second safety cap stopped the exact search before its work budget: "
+        "the value found is a lower bound, no certified bound is shown, and another machine may find more"
+    )
 
 
 def _has_torch() -> bool:

@@ -9,6 +9,11 @@
   whose task means make the table and whose redraws add an instance
   bootstrap.
 
+``--normalize {none,zscore,minmax,rank}`` transforms each task before the
+cardinal parts of the audit; ``--cost NAME[,NAME...]`` declares cost columns,
+left out of the aggregation and shown on a quality-cost front (see
+:func:`benchvote.audit.audit`).
+
 Bad input (the table or the options) prints one line on stderr and exits
 with status 2, before any report is written.  A failure inside benchvote is
 a bug: it exits with status 1 and asks for a bug report (the traceback is
@@ -210,7 +215,7 @@ def _long(
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .audit import AUDIT_RULES
+    from .audit import AUDIT_RULES, NORMALIZATIONS
 
     parser = argparse.ArgumentParser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -224,7 +229,27 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--html", metavar="REPORT.html", help="write the self-contained HTML report here")
     a.add_argument("--json", metavar="REPORT.json", help="write every number as JSON here ('-' for stdout)")
     a.add_argument("--primary", default="mean_win_rate", choices=list(AUDIT_RULES), help="the rule that leads")
-    a.add_argument("--time-limit", type=float, default=10.0, metavar="SECONDS", help="for each exact part")
+    a.add_argument(
+        "--normalize",
+        default="none",
+        metavar="{" + ",".join(NORMALIZATIONS) + "}",
+        help="transform each task before the cardinal parts (mean score, possible winners, cardinal sensitivity); "
+        "the ordinal parts do not change (default none)",
+    )
+    a.add_argument(
+        "--cost",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]",
+        help="cost columns (lower is better): left out of the aggregation, shown on a quality-cost Pareto front",
+    )
+    a.add_argument(
+        "--time-limit",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="wall-clock safety cap for each exact part (results are decided by work budgets; default 60)",
+    )
     a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the searches")
     a.add_argument("--n-boot", type=int, default=1000, help="bootstrap redraws (default 1000)")
     a.add_argument("--level", type=float, default=0.95, help="coverage of the rank intervals")
@@ -272,19 +297,33 @@ def _stdout_to_stderr(active: bool) -> Iterator[None]:
         os.close(saved)
 
 
-def _check_options(args: Any, scores: pd.DataFrame) -> list[str]:
-    """The options that depend on the table; returns the lower-is-better tasks."""
-    lower = [t.strip() for t in args.lower_is_better.split(",") if t.strip()]
-    unknown = [t for t in lower if t not in scores.columns]
+def _names_in(option: str, text: str, scores: pd.DataFrame, kind: str = "task") -> list[str]:
+    """The comma-separated column names of an option, each of which must be a column of the table."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in names if t not in scores.columns]
     if unknown:
         raise InputError(
-            f"--lower-is-better names unknown task(s): {', '.join(unknown)} "
-            f"(tasks: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
+            f"{option} names unknown {kind}(s): {', '.join(unknown)} "
+            f"(columns: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
         )
+    return names
+
+
+def _check_normalize(args: Any) -> None:
+    from .audit import NORMALIZATIONS
+
+    if args.normalize not in NORMALIZATIONS:
+        raise InputError(f"--normalize must be one of {', '.join(NORMALIZATIONS)}; got {args.normalize!r}")
+
+
+def _check_options(args: Any, scores: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The options that depend on the table; returns the lower-is-better tasks and the cost columns."""
+    lower = _names_in("--lower-is-better", args.lower_is_better, scores)
+    costs = list(dict.fromkeys(_names_in("--cost", ",".join(args.cost), scores, kind="column")))
     for name, value in (("--html", args.html), ("--json", args.json)):
         if value and value != "-" and not Path(value).parent.resolve().is_dir():
             raise InputError(f"{name}: the folder of {value} does not exist")
-    return lower
+    return lower, costs
 
 
 def _quiet(args: Any) -> bool:
@@ -294,10 +333,11 @@ def _quiet(args: Any) -> bool:
 
 def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     """Read, audit and render; raises InputError or AuditInputError for bad input, anything else is a bug."""
+    _check_normalize(args)
     scores, instances = read_scores(args.scores)
-    lower = _check_options(args, scores)
+    lower, costs = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
-    report = _run(args, scores, hib, instances, _quiet(args))
+    report = _run(args, scores, hib, instances, costs, _quiet(args))
     html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
     text = report.to_json() if args.json else None
     return report, html, text
@@ -349,12 +389,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _run(args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, quiet: bool) -> Any:
+def _steps(scores: pd.DataFrame, instances: pd.DataFrame | None, costs: list[str]) -> int:
+    """How many sections the audit runs: all of :data:`~benchvote.audit.SECTIONS` but those without their input."""
+    from .audit import SECTIONS
+
+    quality = scores.drop(columns=costs)
+    return len(SECTIONS) - (instances is None) - (not quality.isna().any().any()) - (not costs)
+
+
+def _run(
+    args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, costs: list[str], quiet: bool
+) -> Any:
     from tqdm import tqdm
 
-    from .audit import SECTIONS, audit
+    from .audit import audit
 
-    steps = len(SECTIONS) - (instances is None) - (not scores.isna().any().any())
+    steps = _steps(scores, instances, costs)
     with tqdm(total=steps, desc="audit", unit="section", disable=True if quiet else None, file=sys.stderr) as bar:
 
         def progress(name: str) -> None:
@@ -367,6 +417,8 @@ def _run(args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFram
             hib,
             instances=instances,
             primary=args.primary,
+            normalize=args.normalize,
+            costs=costs,
             n_boot=args.n_boot,
             level=args.level,
             eps=args.eps,
@@ -397,6 +449,9 @@ def summary(report: dict) -> str:
             f"rank intervals: {iv['adjacent_inseparable']} of {len(r['ranking']) - 1} adjacent pairs inseparable "
             f"at {iv['level']:.0%}"
         )
+    if "pareto" in s:
+        p = s["pareto"]
+        lines.append(f"quality-cost front ({', '.join(p['costs'])}): {', '.join(e['model'] for e in p['front'])}")
     if "possible_winners" in s:
         lines.append(f"possible winners: {', '.join(s['possible_winners']['possible'])}")
     if "cardinal_sensitivity" in s:

@@ -4,6 +4,7 @@ A *ranking* here is a vector of ranks, one per model, where rank 1 is the
 best model and tied models share the average of the positions they occupy
 (*midranks*).  All other modules derive "who beats whom on a task" from
 :func:`rank`, so there is exactly one definition of a tie in the library.
+:func:`pareto_front` orders models by a quality and one or more costs at once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "flipped_pairs",
     "changed_pairs",
     "swap_distance",
+    "pareto_front",
     "DEFAULT_TIE_TOLERANCE",
 ]
 
@@ -398,3 +400,71 @@ def max_rank_change(r1: Any, r2: Any) -> float:
     a = as_vector(r1, name="r1", min_length=2)
     b = as_vector(r2, name="r2", length=len(a))
     return float(np.max(np.abs(a - b)) / (len(a) - 1))
+
+
+def pareto_front(quality: Any, costs: Any) -> np.ndarray | pd.Series:
+    r"""Which models are on the quality-versus-cost Pareto front.
+
+    Model :math:`j` dominates model :math:`i` when it is at least as good in
+    quality and at most as costly on every cost, and strictly better in one:
+
+    .. math::
+
+        q_j \ge q_i,\quad c_{jk} \le c_{ik}\ \forall k,\quad
+        q_j > q_i \ \text{or}\ \exists k:\ c_{jk} < c_{ik}.
+
+    A model is on the front when no model dominates it.  Comparisons are
+    exact: two models with the same quality and the same costs are both on
+    the front or both off it (pass tie-aware values, such as ``-rank(q)``, to
+    treat near-equal qualities as equal).  A model with a missing quality or
+    cost is not compared: it is not on the front and it dominates no one.
+
+    Parameters
+    ----------
+    quality : array_like or Series of shape (m,)
+        One number per model, higher = better (``nan``: not compared).
+    costs : array_like or DataFrame of shape (m,) or (m, k)
+        One or more costs per model, lower = better, rows in the order of
+        ``quality`` (``nan``: not compared).
+
+    Returns
+    -------
+    ndarray or Series of bool, shape (m,)
+        ``True`` for the models on the front (a Series with the index of
+        ``quality`` when it is one).
+
+    Raises
+    ------
+    ValueError
+        On non-numeric input, infinite values, or shapes that do not match.
+
+    Examples
+    --------
+    >>> pareto_front([0.9, 0.8, 0.7, 0.6], [70.0, 13.0, 70.0, 1.5])
+    array([ True,  True, False,  True])
+    >>> pareto_front([0.9, 0.9, 0.5], [[1.0, 2.0], [2.0, 1.0], [3.0, 3.0]])
+    array([ True,  True, False])
+    """
+    q = as_vector(quality, name="quality", allow_nan=True)
+    c = as_float_array(
+        costs.to_numpy(dtype=float, na_value=np.nan) if isinstance(costs, pd.DataFrame) else costs,
+        "costs",
+        "one or more costs per model",
+    )
+    if c.ndim == 1:
+        c = c[:, None]
+    if c.ndim != 2 or c.shape[0] != len(q):
+        raise ValueError(f"costs must have one row per model ({len(q)}), got shape {c.shape}")
+    if np.isinf(c).any():
+        raise ValueError("costs contain infinite values")
+    compared = ~np.isnan(q) & ~np.isnan(c).any(axis=1)
+    on = np.zeros(len(q), dtype=bool)
+    idx = np.flatnonzero(compared)
+    qq, cc = q[idx], c[idx]
+    for pos, i in enumerate(idx):
+        no_worse = (qq >= qq[pos]) & (cc <= cc[pos]).all(axis=1)
+        better = (qq > qq[pos]) | (cc < cc[pos]).any(axis=1)
+        on[i] = not (no_worse & better).any()
+    if isinstance(quality, pd.Series):
+        return pd.Series(on, index=quality.index, name="pareto_front")
+    return on

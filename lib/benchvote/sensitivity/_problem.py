@@ -143,9 +143,9 @@ class CardinalSensitivity:
         ``"none"``: the box applies to the published scores (the paper's eq. 6-8);
         ``"zscore"``: it applies to standardised tasks (benchbench's default).
     method : str
-        ``"relaxation"``, ``"relaxation+polish"``, ``"boxes"`` or ``"milp"``.
+        ``"relaxation"``, ``"relaxation+polish"``, ``"search"``, ``"boxes"`` or ``"milp"``.
     restarts : int
-        Random restarts used by the relaxation (0 for exact methods).
+        Random restarts used by the relaxation, or starts of the search (0 for exact methods).
     upper_bound : float or None
         A certified upper bound on ``tau_distance`` (exact methods), equal to it when optimal.
     optimal : bool
@@ -155,6 +155,15 @@ class CardinalSensitivity:
     tol : float
         Tie tolerance of both rankings: a pair counts as reversed only when the
         two rankings order it strictly opposite ways (see the module docstring).
+    stopped : str
+        Why an exact search ended unfinished: ``"work_limit"`` (the
+        deterministic budget: the same input, options and seed give the same
+        result on every run) or ``"time_limit"`` (the wall-clock safety cap:
+        the result then depends on the machine's speed); ``""`` when it
+        finished or no exact search ran.
+    work : int
+        Work the exact search spent, in the units of its budget (boxes
+        evaluated, or branch-and-bound nodes); 0 when none ran.
     """
 
     tau_distance: float
@@ -171,6 +180,8 @@ class CardinalSensitivity:
     optimal: bool = False
     seconds: float = 0.0
     tol: float = DEFAULT_TIE_TOLERANCE
+    stopped: str = ""
+    work: int = 0
 
 
 @dataclass
@@ -297,6 +308,30 @@ def _cardinal_setup(
     )
 
 
+def _column_factors(x: np.ndarray, eps: float) -> np.ndarray:
+    r"""Per column, the factor :math:`f_t` of the solvers' variables :math:`b_t = f_t a_t`.
+
+    A task in milliseconds beside accuracies in [0, 1] (or parameter counts
+    near :math:`10^9`) makes the weighted conditions :math:`d_k \cdot a`
+    sums of terms of wildly different sizes, below a solver's tolerances for
+    the small tasks.  With :math:`f_t` proportional to the column's spread,
+    :math:`d_{kt} a_t = (d_{kt} / f_t)\, b_t` has coefficients of comparable
+    size in every column; the common factor is chosen so that the ranges of
+    the :math:`b_t` lie around 1 (the geometric middle of
+    :math:`\varepsilon \sigma_{\max}` and :math:`\sigma_{\min}`, where the
+    ranges of the default box meet).  Only the direction of :math:`a`
+    matters, so nothing is lost; every answer is still recounted exactly on
+    the published scores.
+    """
+    spread = x.std(axis=0)
+    ok = np.isfinite(spread) & (spread > 0)
+    if not ok.any():
+        return np.ones(x.shape[1])
+    spread = np.where(ok, spread, np.exp(np.log(spread[ok]).mean()))
+    log_ref = 0.5 * (np.log(eps) + np.log(spread).max() + np.log(spread).min())
+    return np.exp(np.log(spread) - log_ref)
+
+
 def _published_weights(prob: _CardinalProblem, merged: np.ndarray) -> np.ndarray:
     """Weights on the published task columns (largest 1) from weights on the merged, possibly standardised ones."""
     a = np.empty(prob.mat.shape[1])
@@ -315,8 +350,16 @@ def _finish_cardinal(
     upper: int | None = None,
     finished: bool = False,
     seconds: float = 0.0,
+    stopped: str = "",
+    work: int = 0,
 ) -> CardinalSensitivity:
-    """Recount ``merged`` weights exactly; proven optimal when the search finished and the count meets ``upper``."""
+    """Recount ``merged`` weights exactly; proven optimal when the count meets the certified bound ``upper``.
+
+    A recount that meets the bound is a proof whether or not the search ran
+    to its end (``finished`` is kept for the callers' records).  A recount
+    above ``upper`` would mean the bound was not sound: the result then
+    carries no bound and no proof rather than a wrong one.
+    """
     mat = prob.mat
     alpha = _published_weights(prob, merged)
     before = prob.before
@@ -325,8 +368,11 @@ def _finish_cardinal(
     n_pairs = comb(len(before), 2)
     optimal = False
     if upper is not None:
-        upper = max(int(upper), n_flipped)
-        optimal = finished and n_flipped == upper
+        upper = int(upper)
+        if n_flipped > upper:  # pragma: no cover - a bound below a recounted value is a solver failure
+            upper = None
+        else:
+            optimal = n_flipped == upper
     wrap = (
         (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name))
         if mat.labelled
@@ -347,6 +393,8 @@ def _finish_cardinal(
         optimal=optimal,
         seconds=seconds,
         tol=prob.tol,
+        stopped="" if optimal else stopped,
+        work=int(work),
     )
 
 

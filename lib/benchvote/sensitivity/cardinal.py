@@ -36,7 +36,8 @@ def cardinal_sensitivity(
     *,
     eps: float | None = None,
     method: str = "auto",
-    time_limit: float = 60.0,
+    work_limit: int | None = None,
+    time_limit: float | None = None,
     normalize: str = "none",
     restarts: int = 32,
     steps: int = 150,
@@ -60,7 +61,9 @@ def cardinal_sensitivity(
     first (it is fastest there) and its result is returned when it is
     proven; otherwise, or when it stops unproven, the relaxation runs too and
     the better of the two is returned, with the exact search's certified
-    bound attached.
+    bound attached.  ``method="search"`` is the coordinate search alone,
+    without torch (see *Search* below): a lower bound that depends only on the
+    input, the options and ``seed``.
 
     **Relaxation.**  For restart :math:`b`, weights
     :math:`a = \varepsilon + (1-\varepsilon)\,\sigma(\theta_b)` (inside the box for every
@@ -90,6 +93,15 @@ def cardinal_sensitivity(
     ``polish_starts`` random weights (log-uniform in the box), and typically
     lifts the relaxation's value substantially.
 
+    **Search** (``method="search"``).  The coordinate search above, started
+    from the published weighting, from every one-task corner (one weight at
+    its top, the others at their bottom), and from ``polish_starts`` seeded
+    random weightings (log-uniform in the box).  It needs neither torch nor
+    a solver, and its result is a lower bound that the same input, options
+    and seed reproduce exactly; its ``upper_bound`` is the share of pairs
+    that some weighting reverses on their own (every reversed pair is one of
+    them), loose but certified.
+
     Parameters
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
@@ -98,10 +110,13 @@ def cardinal_sensitivity(
         Direction of every task; a lower-is-better task is negated first.
     eps : float in (0, 1), optional
         Smallest weight relative to the largest; default :func:`default_eps`.
-    method : {"auto", "exact", "relaxation"}
+    method : {"auto", "exact", "relaxation", "search"}
         See *Methods* above.
-    time_limit : float
-        Seconds for the exact search (``"auto"`` and ``"exact"``).
+    work_limit : int, optional
+        Deterministic budget of the exact search (``"auto"`` and ``"exact"``;
+        see :func:`cardinal_sensitivity_exact`).
+    time_limit : float, optional
+        Wall-clock safety cap of the exact search in seconds (none by default).
     normalize : {"none", "zscore"}
         Where the weight box applies (see :class:`CardinalSensitivity`).
     restarts, steps, lr, lam
@@ -146,7 +161,7 @@ def cardinal_sensitivity(
     from .cardinal_exact import _solve_exact
 
     scores, higher_is_better = split_table(scores, higher_is_better)
-    check_choice(method, "method", ("auto", "exact", "relaxation"))
+    check_choice(method, "method", ("auto", "exact", "relaxation", "search"))
     # every option is checked before any solver runs, whichever method ends up used
     restarts = check_number(restarts, "restarts", low=1, integer=True)
     steps = check_number(steps, "steps", low=0, integer=True)
@@ -155,7 +170,8 @@ def cardinal_sensitivity(
     lr = check_number(lr, "lr", low=0.0, low_open=True)
     lam = check_number(lam, "lam", low=0.0)
     seed = check_number(seed, "seed", low=0, integer=True)
-    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
+    work_limit = check_number(work_limit, "work_limit", low=1, integer=True, allow_none=True)
     relaxation: dict[str, Any] = dict(
         restarts=restarts,
         steps=steps,
@@ -170,11 +186,13 @@ def cardinal_sensitivity(
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
     if method == "relaxation":
         return _relaxation(prob, t0=t0, **relaxation)
+    if method == "search":
+        return _search(prob, seed=seed, polish_starts=polish_starts, t0=t0)
     if method == "exact":
-        return _solve_exact(prob, "auto", time_limit, None, seed, t0)
+        return _solve_exact(prob, "auto", time_limit, None, seed, t0, work_limit=work_limit)
     exact = None
     if prob.x.shape[1] <= AUTO_EXACT_MAX_TASKS:
-        exact = _solve_exact(prob, "auto", time_limit, None, seed, t0)
+        exact = _solve_exact(prob, "auto", time_limit, None, seed, t0, work_limit=work_limit)
         if exact.optimal:
             return exact
     found = _relaxation(prob, t0=t0, **relaxation)
@@ -184,7 +202,31 @@ def cardinal_sensitivity(
     if exact.n_flipped >= found.n_flipped:
         return replace(exact, seconds=seconds)
     proven = exact.upper_bound is not None and found.tau_distance >= exact.upper_bound
-    return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds)
+    stopped = "" if proven else exact.stopped
+    return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds, stopped=stopped)
+
+
+def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0: float) -> CardinalSensitivity:
+    """The torch-free coordinate search of ``method="search"`` (see *Search* in :func:`cardinal_sensitivity`)."""
+    lo, hi = prob.lo, prob.hi
+    n = len(lo)
+    if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
+        return _finish_cardinal(prob, hi.copy(), "search", seconds=time.perf_counter() - t0)
+    if polish_starts is None:
+        polish_starts = int(np.clip(2e6 / max(1, len(prob.d) * n), 16, 48))
+    rng = np.random.default_rng(seed)
+    corners = np.tile(lo, (n, 1))
+    corners[np.arange(n), np.arange(n)] = hi
+    starts = [hi.copy(), *corners, *(np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(polish_starts))]
+    best, best_count = hi.copy(), prob.robust_count(hi)
+    for a0 in starts:
+        a, _ = _coordinate_polish(prob.d, a0, lo, hi, rng)
+        count = prob.robust_count(a)
+        if count > best_count:
+            best, best_count = a, count
+    # every reversed pair is reversible on its own: the count of those is a (loose) certified bound
+    alone = int((np.minimum(prob.d * lo, prob.d * hi).sum(axis=1) < prob.slack).sum())
+    return _finish_cardinal(prob, best, "search", restarts=len(starts), upper=alone, seconds=time.perf_counter() - t0)
 
 
 @_one_torch_thread

@@ -20,9 +20,15 @@ from ._problem import (
     CardinalSensitivity,
     _cardinal_setup,
     _CardinalProblem,
+    _column_factors,
     _coordinate_polish,
     _finish_cardinal,
 )
+
+#: Default work budget of the box search: boxes evaluated (seconds to about two minutes on one core).
+BOX_WORK_LIMIT = 5_000_000
+#: Default work budget of the mixed-integer program: HiGHS branch-and-bound nodes (up to several minutes).
+MILP_NODE_LIMIT = 20_000
 
 
 def cardinal_sensitivity_exact(
@@ -32,7 +38,8 @@ def cardinal_sensitivity_exact(
     eps: float | None = None,
     normalize: str = "none",
     method: str = "auto",
-    time_limit: float = 60.0,
+    work_limit: int | None = None,
+    time_limit: float | None = None,
     triangle_cuts: bool | None = None,
     seed: int = 0,
     tol: float = DEFAULT_TIE_TOLERANCE,
@@ -95,8 +102,15 @@ def cardinal_sensitivity_exact(
         Whether the box applies to the published scores or to standardised tasks.
     method : {"auto", "boxes", "milp"}
         ``"auto"`` uses boxes for at most 10 distinct tasks, the MILP otherwise.
-    time_limit : float
-        Seconds before the solver stops and reports its bound.  The box
+    work_limit : int, optional
+        The deterministic budget that decides the result: boxes evaluated by
+        the box search (default :data:`BOX_WORK_LIMIT`), branch-and-bound
+        nodes of the MILP (default :data:`MILP_NODE_LIMIT`).  The same
+        input, options and seed give the same result on every run.
+    time_limit : float, optional
+        A wall-clock safety cap in seconds (none by default).  When it ends
+        the search first the result depends on the machine's speed, and
+        ``stopped`` says ``"time_limit"``.  The box
         search's compiled kernels are built once per installation (a few
         seconds, then loaded from numba's disk cache, well under a second per
         process); that time is counted neither here nor in ``seconds``.
@@ -110,8 +124,9 @@ def cardinal_sensitivity_exact(
     Returns
     -------
     CardinalSensitivity
-        ``optimal`` tells whether optimality was proven within ``time_limit``;
-        ``upper_bound`` is a certified bound on ``tau_distance`` in any case.
+        ``optimal`` tells whether optimality was proven within the budget;
+        ``upper_bound`` is a certified bound on ``tau_distance`` in any case,
+        and ``stopped`` says which budget ended an unfinished search.
 
     See Also
     --------
@@ -135,24 +150,29 @@ def cardinal_sensitivity_exact(
 
     t0 = time.perf_counter()
     check_choice(method, "method", ("auto", "boxes", "milp"))
-    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
+    work_limit = check_number(work_limit, "work_limit", low=1, integer=True, allow_none=True)
     seed = check_number(seed, "seed", low=0, integer=True)
     if triangle_cuts is not None and not isinstance(triangle_cuts, (bool, np.bool_)):
         raise TypeError(f"triangle_cuts must be True, False or None, got {triangle_cuts!r}")
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
-    return _solve_exact(prob, method, time_limit, triangle_cuts, seed, t0)
+    return _solve_exact(prob, method, time_limit, triangle_cuts, seed, t0, work_limit=work_limit)
 
 
 def _solve_exact(
     prob: _CardinalProblem,
     method: str,
-    time_limit: float,
+    time_limit: float | None,
     triangle_cuts: bool | None,
     seed: int,
     t0: float,
     incumbent: np.ndarray | None = None,
+    work_limit: int | None = None,
 ) -> CardinalSensitivity:
-    """Dispatch a set-up problem to the box search or the MILP (``incumbent``: weights to start the box search from)."""
+    """Dispatch a set-up problem to the box search or the MILP (``incumbent``: weights to start the box search from).
+
+    ``work_limit`` None means the method's default (:data:`BOX_WORK_LIMIT` boxes, :data:`MILP_NODE_LIMIT` nodes).
+    """
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
         return _finish_cardinal(
             prob,
@@ -168,15 +188,28 @@ def _solve_exact(
         compiling = time.perf_counter()
         ensure_compiled()  # the one-off compilation is not charged to the time limit
         t0 += time.perf_counter() - compiling
-        return _cardinal_boxes(prob, time_limit, seed, t0, incumbent=incumbent)
-    return _cardinal_milp(prob, time_limit, triangle_cuts, t0)
+        work = BOX_WORK_LIMIT if work_limit is None else work_limit
+        return _cardinal_boxes(prob, time_limit, seed, t0, incumbent=incumbent, work_limit=work)
+    work = MILP_NODE_LIMIT if work_limit is None else work_limit
+    return _cardinal_milp(prob, time_limit, triangle_cuts, t0, work_limit=work, seed=seed)
 
 
 def _cardinal_milp(
-    prob: _CardinalProblem, time_limit: float, triangle_cuts: bool | None, t0: float
+    prob: _CardinalProblem,
+    time_limit: float | None,
+    triangle_cuts: bool | None,
+    t0: float,
+    work_limit: int | None = None,
+    seed: int = 0,
 ) -> CardinalSensitivity:
-    """The mixed-integer program of :func:`cardinal_sensitivity_exact`."""
+    """The mixed-integer program of :func:`cardinal_sensitivity_exact`, in scaled weights (:func:`_column_factors`).
 
+    Every row is divided by its largest coefficient, so each pair's condition
+    is judged on its own scale, not on the largest task's.  When the solver
+    stops before it has a solution (a tiny budget), the result is the
+    coordinate search's weights with the solver's dual bound if it has one,
+    else the count of pairs that may be reversed at all: a bound in any case.
+    """
     from scipy import sparse
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -187,10 +220,15 @@ def _cardinal_milp(
     if not can.any():
         return _finish_cardinal(prob, hi.copy(), "milp", upper=0, finished=True, seconds=time.perf_counter() - t0)
     cand = list(zip(prob.upper_i[can].tolist(), prob.lower_j[can].tolist()))
-    d, sigma = prob.d[can], prob.slack[can]
+    f = _column_factors(prob.x, prob.eps)
+    d_raw, sigma = prob.d[can], prob.slack[can]
+    d = d_raw / f  # d . a = (d / f) . b with b = f a
+    row = np.abs(d).max(axis=1)
+    d, sigma = d / row[:, None], sigma / row
+    b_lo, b_hi = lo * f, hi * f
     k_count = len(cand)
-    big_m = np.maximum(d * lo, d * hi).sum(axis=1) + sigma
-    # variables: a (n), y (k); row k: d_k . a + (M_k - sigma_k) y_k <= M_k
+    big_m = np.maximum(d * b_lo, d * b_hi).sum(axis=1) + sigma
+    # variables: b (n), y (k); row k: d_k . b + (M_k - sigma_k) y_k <= M_k
     rows = [sparse.hstack([sparse.csr_matrix(d), sparse.diags(big_m - sigma)]).tocsr()]
     lb = [np.full(k_count, -np.inf)]
     ub = [big_m]
@@ -206,24 +244,56 @@ def _cardinal_milp(
     constraint = LinearConstraint(a_matrix, np.concatenate(lb), np.concatenate(ub))
     cost = np.concatenate([np.zeros(n), -np.ones(k_count)])
     integrality = np.concatenate([np.zeros(n), np.ones(k_count)])
-    bounds = Bounds(np.concatenate([lo, np.zeros(k_count)]), np.concatenate([hi, np.ones(k_count)]))
+    bounds = Bounds(np.concatenate([b_lo, np.zeros(k_count)]), np.concatenate([b_hi, np.ones(k_count)]))
     with quiet_solver_output():
         res = milp(
             cost,
             constraints=constraint,
             integrality=integrality,
             bounds=bounds,
-            options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
+            options=_milp_options(time_limit, work_limit, t0),
         )
-    if res.x is None:
-        raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
-    chosen = np.flatnonzero(res.x[n:] > 0.5)
-    a = _widest_margin(prob, d[chosen], np.clip(res.x[:n], lo, hi))
     dual = getattr(res, "mip_dual_bound", None)
     upper = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    upper = min(upper, k_count)
+    # the coordinate search from the all-ones weights: an incumbent whatever the solver returned
+    rng = np.random.default_rng(seed)
+    a, _ = _coordinate_polish(prob.d, hi.copy(), lo, hi, rng)
+    if res.x is not None:
+        chosen = np.flatnonzero(res.x[n:] > 0.5)
+        found = _widest_margin(prob, d_raw[chosen], np.clip(res.x[:n] / f, lo, hi))
+        a = found if prob.robust_count(found) >= prob.robust_count(a) else a
+    stopped = "" if res.status == 0 else _why_stopped(res, time_limit, work_limit, t0)
     return _finish_cardinal(
-        prob, a, "milp", upper=min(upper, k_count), finished=res.status == 0, seconds=time.perf_counter() - t0
+        prob,
+        a,
+        "milp",
+        upper=upper,
+        finished=res.status == 0,
+        seconds=time.perf_counter() - t0,
+        stopped=stopped,
+        work=getattr(res, "mip_node_count", 0) or 0,
     )
+
+
+def _milp_options(time_limit: float | None, work_limit: int | None, t0: float) -> dict:
+    """HiGHS options: the work limit in branch-and-bound nodes, what is left of the safety cap in seconds."""
+    options: dict[str, Any] = {"mip_rel_gap": 0.0, "disp": False}
+    if work_limit is not None:
+        options["node_limit"] = int(work_limit)
+    if time_limit is not None:
+        options["time_limit"] = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
+    return options
+
+
+def _why_stopped(res: Any, time_limit: float | None, work_limit: int | None, t0: float) -> str:
+    """``"work_limit"`` or ``"time_limit"``: which budget ended an unfinished solve."""
+    nodes = getattr(res, "mip_node_count", None)
+    if work_limit is not None and nodes is not None and nodes >= work_limit:
+        return "work_limit"
+    if time_limit is not None and time.perf_counter() - t0 >= 0.95 * time_limit:
+        return "time_limit"
+    return "work_limit" if work_limit is not None else "time_limit"
 
 
 def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -239,27 +309,30 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
     if len(d) == 0:
         return a
     n = d.shape[1]
-    scale = np.abs(d).max(axis=1, keepdims=True)  # rows of comparable size for the LP
+    f = _column_factors(prob.x, prob.eps)  # solve in b = f a, each row on its own scale
+    d = d / f
+    d = d / np.abs(d).max(axis=1, keepdims=True)
     with quiet_solver_output():
         lp = linprog(
             np.r_[np.zeros(n), -1.0],
-            A_ub=np.hstack([d / scale, np.ones((len(d), 1))]),
+            A_ub=np.hstack([d, np.ones((len(d), 1))]),
             b_ub=np.zeros(len(d)),
-            bounds=list(zip(prob.lo, prob.hi)) + [(None, 1e6)],
+            bounds=list(zip(prob.lo * f, prob.hi * f)) + [(None, 1e6)],
             method="highs",
         )
     if lp.status != 0 or -lp.fun <= 0:
         return a
-    wide = np.clip(lp.x[:n], prob.lo, prob.hi)
+    wide = np.clip(lp.x[:n] / f, prob.lo, prob.hi)
     return wide if prob.robust_count(wide) >= prob.robust_count(a) else a
 
 
 def _cardinal_boxes(
     prob: _CardinalProblem,
-    time_limit: float,
+    time_limit: float | None,
     seed: int,
     t0: float,
     incumbent: np.ndarray | None = None,
+    work_limit: int | None = None,
     group: int = 128,
     dive: int = 8,
     sample: int = 64,
@@ -356,18 +429,27 @@ def _cardinal_boxes(
     # the heap's entries: minus the best centre count, minus the largest bound, a tie-break, the boxes
     heap: list[tuple[Any, ...]] = [(-int(centres.max()), -int(bound.max()), 0, faces)]
     tick = 1
-    finished = True
+    stopped = ""
+    work = 0  # boxes evaluated: the deterministic budget
     stuck = -1  # the largest bound of a box too narrow to halve
+
+    def out_of_budget() -> str:
+        if work_limit is not None and work >= work_limit:
+            return "work_limit"
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            return "time_limit"
+        return ""
+
     while heap:
-        if time.perf_counter() - t0 > time_limit:
-            finished = False
+        stopped = out_of_budget()
+        if stopped:
             break
         _, neg_top, _, boxes = heapq.heappop(heap)
         if -neg_top <= best:
             continue
         stack = [(-neg_top, 0, boxes)]
         for _ in range(dive):
-            if not stack or time.perf_counter() - t0 > time_limit:
+            if not stack or out_of_budget():
                 break
             top, _, boxes = stack.pop()
             if top <= best:
@@ -377,6 +459,7 @@ def _cardinal_boxes(
                 d, d_cols, d_abs, margin, box_lo, box_hi, base, bound, split, updates, off, pk, low, high, best, sample
             )
             stuck = max(stuck, int(narrow))
+            work += len(c_lo)
             try_centres(c_cen, c_lo, c_hi)
             for c in range(0, len(c_lo), group):
                 part = slice(c, c + group)
@@ -405,9 +488,18 @@ def _cardinal_boxes(
                 tick += 1
     upper = max([best] + [-entry[1] for entry in heap])
     if stuck > best:
-        upper, finished = max(upper, stuck), False
+        upper = max(upper, stuck)
     best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
-    return _finish_cardinal(prob, best_a, "boxes", upper=upper, finished=finished, seconds=time.perf_counter() - t0)
+    return _finish_cardinal(
+        prob,
+        best_a,
+        "boxes",
+        upper=upper,
+        finished=not stopped,
+        seconds=time.perf_counter() - t0,
+        stopped=stopped,
+        work=work,
+    )
 
 
 def _triangle_cuts(before: np.ndarray, cand: list, offset: int):

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._quiet import quiet_solver_output
 from .._validation import (
     as_label_list,
     as_score_matrix,
@@ -92,6 +93,9 @@ class OrdinalSensitivity:
         Certified upper bound on ``tau_distance`` (exact methods).
     optimal : bool
     seconds : float
+    stopped : str
+        ``"work_limit"`` or ``"time_limit"`` when the mixed-integer program
+        ended unfinished without a proof, else ``""``.
     """
 
     tau_distance: float
@@ -107,6 +111,7 @@ class OrdinalSensitivity:
     optimal: bool = False
     seconds: float = 0.0
     pool: list = field(default_factory=list, repr=False)
+    stopped: str = ""
 
 
 def _ordinal_setup(scores, protected, higher_is_better):
@@ -151,7 +156,18 @@ def _all_tied(protected, pool, method, t0):
 
 
 def _finish_ordinal(
-    scores, protected, pool, fm, chosen, higher_is_better, method, restarts=0, upper=None, optimal=False, seconds=0.0
+    scores,
+    protected,
+    pool,
+    fm,
+    chosen,
+    higher_is_better,
+    method,
+    restarts=0,
+    upper=None,
+    optimal=False,
+    seconds=0.0,
+    stopped="",
 ):
     """Recount an added set exactly from the field margins (integers; only protected models' comparisons enter).
 
@@ -167,7 +183,7 @@ def _finish_ordinal(
     b, f = before.to_numpy(), after.to_numpy()
     n_flipped = int(reversed_pairs(b, f).sum())
     n_pairs = comb(len(protected), 2)
-    if upper is not None:
+    if upper is not None:  # a certified bound: a recount that meets it is a proof, however the search ended
         upper = max(int(upper), n_flipped)
         optimal = optimal and n_flipped == upper
         upper = upper / n_pairs
@@ -185,6 +201,7 @@ def _finish_ordinal(
         optimal=optimal,
         seconds=seconds,
         pool=pool,
+        stopped="" if optimal else stopped,
     )
 
 
@@ -389,7 +406,8 @@ def ordinal_sensitivity_exact(
     *,
     protected: Sequence | None = None,
     method: str = "auto",
-    time_limit: float = 60.0,
+    work_limit: int = 100_000,
+    time_limit: float | None = None,
     max_enumeration: int = 20,
 ) -> OrdinalSensitivity:
     r"""The true ordinal sensitivity, by enumerating every subset or by a mixed-integer program.
@@ -414,8 +432,14 @@ def ordinal_sensitivity_exact(
     method : {"auto", "enumerate", "milp"}
         Enumerate every subset of the pool (pools up to ``max_enumeration``
         models), or solve the mixed-integer program; ``"auto"`` picks.
-    time_limit : float
-        Seconds for the mixed-integer program.
+    work_limit : int
+        Branch-and-bound nodes of the mixed-integer program: the
+        deterministic budget (the same input gives the same result on every
+        run).  When it ends the search, the result carries the certified bound
+        and ``stopped`` says ``"work_limit"``.
+    time_limit : float, optional
+        A wall-clock safety cap in seconds (none by default); when it ends the
+        search first, ``stopped`` says ``"time_limit"``.
     max_enumeration : int
         Largest pool that ``"auto"`` enumerates.
 
@@ -440,7 +464,8 @@ def ordinal_sensitivity_exact(
 
     t0 = time.perf_counter()
     check_choice(method, "method", ("auto", "enumerate", "milp"))
-    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True)
+    time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
+    work_limit = check_number(work_limit, "work_limit", low=1, integer=True)
     max_enumeration = check_number(max_enumeration, "max_enumeration", low=0, high=26, integer=True)
     scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
     q = len(pool)
@@ -507,20 +532,27 @@ def ordinal_sensitivity_exact(
     a_mat = np.hstack([inc_f, np.diag(big_m)])
     constraint = LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)
     cost = np.concatenate([np.zeros(q), -np.ones(k_count)])
-    res = milp(
-        cost,
-        constraints=constraint,
-        integrality=np.ones(q + k_count),
-        bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
-        options={"time_limit": float(time_limit), "mip_rel_gap": 0.0, "disp": False},
-    )
-    if res.x is None:
-        raise RuntimeError(f"the MILP solver returned no solution: {res.message}")
-    chosen = list(np.flatnonzero(res.x[:q] > 0.5))
+    options: dict[str, Any] = {"mip_rel_gap": 0.0, "disp": False, "node_limit": int(work_limit)}
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    with quiet_solver_output():
+        res = milp(
+            cost,
+            constraints=constraint,
+            integrality=np.ones(q + k_count),
+            bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
+            options=options,
+        )
+    # no solution at all (a tiny budget): adding nobody is a feasible answer, recounted like any other
+    chosen = [] if res.x is None else list(np.flatnonzero(res.x[:q] > 0.5))
     dual = getattr(res, "mip_dual_bound", None)
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    stopped = ""
+    if res.status != 0:
+        nodes = getattr(res, "mip_node_count", None)
+        stopped = "work_limit" if nodes is not None and nodes >= work_limit else "time_limit"
     # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
-    # the added set is recounted exactly and proven optimal only when the recount meets that bound
+    # the added set is recounted exactly and proven optimal when the recount meets that bound
     return _finish_ordinal(
         scores,
         protected,
@@ -530,6 +562,7 @@ def ordinal_sensitivity_exact(
         higher_is_better,
         "milp",
         upper=min(upper_pairs, k_count),
-        optimal=res.status == 0,
+        optimal=True,
         seconds=time.perf_counter() - t0,
+        stopped=stopped,
     )
