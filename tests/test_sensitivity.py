@@ -1050,3 +1050,264 @@ def test_coordinate_search_stops_where_no_single_weight_helps(seed):
         scan = np.r_[cuts, (cuts[:-1] + cuts[1:]) / 2]
         counts = ((c[:, None] + d[:, t, None] * scan[None, :]) < 0).sum(axis=0)
         assert counts.max() <= best, (t, counts.max(), best)
+
+
+# --------------------------------------------------------------------------- mixed scales (issue: tasks of any unit)
+
+from hypothesis import assume  # noqa: E402
+from test_winners import FACTORS, exact_max_min, mixed_scale_tables, oriented  # noqa: E402
+
+
+def lp_cardinal_oracle(s, eps, normalize="none", tol=bv.DEFAULT_TIE_TOLERANCE):
+    """Largest set of pairs that some weights in the box reverse at once, for any number of tasks.
+
+    Same definitions as :func:`arrangement_oracle` (pair (i, j), i strictly above j in the exact mean ranking,
+    is reversed when g . a > 0 with g_t = c_t (s_jt - s_it - tol)); a set of pairs is reversible at once iff the
+    exact max over the box of the smallest g . a is positive (``exact_max_min``, rational simplex).  Depth-first
+    over the pairs: take a pair only if the set stays reversible; the count at each maximiser is a lower bound
+    used to prune.
+    """
+    s = np.asarray(s, dtype=float)
+    m, n = s.shape
+    q = [[Fraction(float(v)) for v in row] for row in s]
+    tol_q = Fraction(float(tol))
+    c = [Fraction(1) / Fraction(float(sd)) if normalize == "zscore" else Fraction(1) for sd in s.std(axis=0)]
+    before = _exact_chain_ranks([sum(row, Fraction(0)) / n for row in q], tol_q)
+    pairs = [(i, j) for i in range(m) for j in range(m) if before[i] < before[j]]
+    g = [[c[t] * (q[j][t] - q[i][t] - tol_q) for t in range(n)] for i, j in pairs]
+    lo, hi = [Fraction(float(eps))] * n, [Fraction(1)] * n
+    best = 0
+
+    def dfs(k, chosen):
+        nonlocal best
+        if len(chosen) + len(g) - k <= best:
+            return
+        if k == len(g):
+            best = len(chosen)
+            return
+        tau, a = exact_max_min([g[x] for x in chosen + [k]], lo, hi)
+        if tau > 0:
+            best = max(best, sum(1 for row in g if sum((u * v for u, v in zip(row, a)), Fraction(0)) > 0))
+            dfs(k + 1, chosen + [k])
+        dfs(k + 1, chosen)
+
+    dfs(0, [])
+    return best
+
+
+def exact_reversals(s, weights, tol=bv.DEFAULT_TIE_TOLERANCE):
+    """Pairs that the two exact chain rankings (plain mean, weighted mean) order strictly opposite ways."""
+    q = [[Fraction(float(v)) for v in row] for row in np.asarray(s, dtype=float)]
+    w = [Fraction(float(v)) for v in weights]
+    tol_q = Fraction(float(tol))
+    before = _exact_chain_ranks([sum(row, Fraction(0)) / len(w) for row in q], tol_q)
+    after = _exact_chain_ranks([sum((a * x for a, x in zip(w, row)), Fraction(0)) / sum(w) for row in q], tol_q)
+    m = len(q)
+    return sum(1 for i in range(m) for j in range(m) if before[i] < before[j] and after[i] > after[j])
+
+
+def check_cardinal_verdicts(scores, higher_is_better, r, normalize, eps_asked):
+    """n_flipped <= truth, optimal => n_flipped == truth, upper_bound >= truth / pairs; the returned weights
+    lie in the box and reverse exactly n_flipped pairs."""
+    s = oriented(scores, higher_is_better)
+    m, n = s.shape
+    label = f"table={np.asarray(scores, dtype=float).tolist()!r} hib={higher_is_better!r} eps={eps_asked!r} "
+    label += f"normalize={normalize!r} method={r.method!r}"
+    if eps_asked is None:
+        std = s.std(axis=0)
+        assert r.eps == pytest.approx(min(0.01, std.min() / std.max()), rel=1e-12), label
+    truth = arrangement_oracle(s, r.eps, normalize) if n <= 3 else lp_cardinal_oracle(s, r.eps, normalize)
+    pairs = comb(m, 2)
+    got = f"{label}: n_flipped={r.n_flipped} optimal={r.optimal} upper_bound*pairs="
+    got += f"{None if r.upper_bound is None else r.upper_bound * pairs} truth={truth}"
+    assert r.n_flipped <= truth, f"more reversals than any weights in the box give; {got}"
+    if r.optimal:
+        assert r.n_flipped == truth, f"claims optimal below the true maximum; {got}"
+    if r.upper_bound is not None:
+        assert r.upper_bound * pairs >= truth - 1e-9, f"the certified bound is below the true maximum; {got}"
+    w = np.asarray(r.weights, dtype=float)
+    a = w * (s.std(axis=0) if normalize == "zscore" else 1.0)
+    assert a.min() >= r.eps * a.max() * (1 - 1e-9), f"weights {w.tolist()} outside the box; {got}"
+    assert exact_reversals(s, w) == r.n_flipped, f"the weights do not reverse n_flipped pairs; {got}"
+    return truth
+
+
+class TestCardinalMixedScales:
+    """cardinal_sensitivity_exact beside columns of very different units, against the exhaustive oracles."""
+
+    @pytest.mark.parametrize("method", ["boxes", "milp"])
+    @pytest.mark.parametrize("normalize", ["none", "zscore"])
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(board=mixed_scale_tables(max_models=5), eps=st.sampled_from([None, None, 0.01, 1e-4, 0.1, 0.5]))
+    def test_against_the_exhaustive_oracle(self, method, normalize, board, eps):
+        """3-5 models, 2-4 tasks of mixed units: the three verdicts and an exact recount of the weights."""
+        s, hib = board
+        r = cardinal_sensitivity_exact(s, hib, eps=eps, normalize=normalize, method=method, time_limit=1.0)
+        check_cardinal_verdicts(s, hib, r, normalize, eps)
+
+    # 3 x 4 tables with a latency, parameter counts and rescaled accuracies: the default eps is 1e-17..1e-10
+    THREE_BY_FOUR = [
+        [[5377.9, 1.8813406635361126e-08, 0.5, 14.3e9], [5309.4, 8.131572423506088e-07, 0.33, 37.0e9],
+         [5239.5, 7.399939943242043e-07, 0.44, 22.8e9]],
+        [[0.65, 100306941.1139876, 59.1e9, 2983.4], [0.75, 60645346.00684767, 8.1e9, 4011.9],
+         [0.23, 224825902.49686873, 27.5e9, 4076.3]],
+        [[0.67, 0.34, 2423.9, 51.6e9], [0.34, 0.04, 5506.3, 41.0e9], [0.86, 0.8, 3584.6, 35.1e9]],
+        [[1038.9, 52.98414449325001, 1241549910.0732934, 3.5877065915080693e-06],
+         [5444.3, 47.20405600307727, 2327906081.3874254, 7.512250264751612e-06],
+         [1698.9, 53.658488150436824, 1686633840.0995684, 6.564406383589e-06]],
+        [[0.0015172984478481247, 40.3e9, 0.26, 8.820433342272809e-05],
+         [0.0032800422328481517, 23.3e9, 0.14, 3.8596078018914965e-05],
+         [0.001785056997468382, 56.4e9, 0.28, 7.975810028285474e-05]],
+    ]  # fmt: skip
+
+    @pytest.mark.parametrize("table", range(len(THREE_BY_FOUR)))
+    @pytest.mark.parametrize("method", ["milp", "boxes"])
+    def test_three_by_four_with_the_default_eps(self, table, method):
+        """The issue's case: a 3 x 4 table of mixed scales, default eps; no claim of optimality below the truth."""
+        s = np.array(self.THREE_BY_FOUR[table])
+        for normalize in ("none", "zscore"):
+            r = cardinal_sensitivity_exact(s, normalize=normalize, method=method, time_limit=5.0)
+            check_cardinal_verdicts(s, True, r, normalize, None)
+
+    def test_the_lp_oracle_agrees_with_the_arrangement(self):
+        """The depth-first LP oracle (any n) and the arrangement sweep (n <= 3) on mixed-scale tables."""
+        rng = np.random.default_rng(11)
+        for trial in range(30):
+            m, n = int(rng.integers(3, 6)), int(rng.integers(1, 4))
+            s = np.round(rng.random((m, n)), 2) * 10.0 ** rng.uniform(-6, 10, size=n)
+            if trial % 4 == 0:
+                s = rng.integers(0, 4, size=(m, n)).astype(float)  # ties
+            if (np.ptp(s, axis=0) == 0).any():
+                continue
+            std = s.std(axis=0)
+            for eps in (min(0.01, std.min() / std.max()), 0.3):
+                for normalize in ("none", "zscore"):
+                    assert lp_cardinal_oracle(s, eps, normalize) == arrangement_oracle(s, eps, normalize), (trial, s)
+
+
+@st.composite
+def integer_tables_and_a_rescaled_task(draw, min_models=4, max_models=7, max_tasks=4):
+    """Integer scores 0..9 (ties included) and one task multiplied by a factor in 1e-6..1e10."""
+    m = draw(st.integers(min_models, max_models))
+    n = draw(st.integers(2, max_tasks))
+    s = np.array(draw(st.lists(st.lists(st.integers(0, 9), min_size=n, max_size=n), min_size=m, max_size=m)))
+    s = s.astype(float)
+    task = draw(st.integers(0, n - 1))
+    factor = draw(FACTORS)
+    scaled = s.copy()
+    scaled[:, task] *= factor
+    hib = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return s, scaled, hib, task, factor
+
+
+def _same_tie_pattern(a, b):
+    """Same strict order and the same exact ties within every task, every gap far above the tie tolerance."""
+    for x, y in zip(np.asarray(a).T, np.asarray(b).T):
+        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
+        if (
+            not np.array_equal(np.sign(dx), np.sign(dy))
+            or (np.abs(dy)[dy != 0] <= 100 * bv.DEFAULT_TIE_TOLERANCE).any()
+        ):
+            return False
+    return True
+
+
+class TestOrdinalScaleInvariance:
+    """Measures that only read the order within each task cannot depend on a task's unit."""
+
+    @settings(max_examples=30, deadline=None, derandomize=True)
+    @given(st.integers(0, 2**32 - 1), FACTORS, st.data())
+    def test_ordinal_sensitivity_exact(self, seed, factor, data):
+        """Integer tables where adding pool models does reverse protected pairs (by the exact subset
+        oracle), one task rescaled: the same count, added set, bound and rankings, equal to the truth."""
+        rng = np.random.default_rng(seed)
+        for _ in range(200):  # draw until the instance is interesting: some added set reverses a pair
+            m, n = int(rng.integers(5, 9)), int(rng.integers(3, 7))
+            p = int(rng.integers(3, m - 1))
+            s = rng.integers(0, 6, size=(m, n)).astype(float)
+            hib = [bool(h) for h in rng.random(n) < 0.7]
+            names = [f"m{i}" for i in range(m)]
+            protected, pool = names[:p], names[p:]
+            truth, _ = brute_ordinal_exact(pd.DataFrame(oriented(s, hib), index=names), protected, pool)
+            if truth > 0:
+                break
+        assume(truth > 0)
+        task = data.draw(st.integers(0, n - 1))
+        scaled = s.copy()
+        scaled[:, task] *= factor
+        assert _same_tie_pattern(s, scaled)  # integers times a factor >= 1e-6: gaps >= 1e-6, ties stay exact
+        a = ordinal_sensitivity_exact(pd.DataFrame(s, index=names), hib, protected=protected)
+        b = ordinal_sensitivity_exact(pd.DataFrame(scaled, index=names), hib, protected=protected)
+        what = f"task {task} times {factor!r}; table={s.tolist()!r} hib={hib} protected={protected}"
+        assert a.n_flipped == truth, what
+        assert (a.n_flipped, a.added, a.optimal, a.upper_bound) == (b.n_flipped, b.added, b.optimal, b.upper_bound), (
+            what
+        )
+        assert a.ranking_before.equals(b.ranking_before) and a.ranking_after.equals(b.ranking_after), what
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(integer_tables_and_a_rescaled_task())
+    def test_rank_based_rules(self, case):
+        """Task ranks, both win-rate conventions, Borda, Copeland, majority margins, Ranked Pairs and Kemeny:
+        identical output when a task of integer scores (ties included) is multiplied by a factor."""
+        s, scaled, hib, task, factor = case
+        assert _same_tie_pattern(s, scaled)
+        what = f"task {task} times {factor!r}; table={s.tolist()!r} hib={hib}"
+        rules = {
+            "task_ranks": bv.aggregation.task_ranks,
+            "mean_win_rate": bv.aggregation.mean_win_rate,
+            "mean_win_rate quantile": lambda x, h: bv.aggregation.mean_win_rate(x, h, convention="quantile"),
+            "borda": bv.aggregation.borda,
+            "copeland": bv.voting.copeland,
+            "margin_matrix": bv.voting.margin_matrix,
+            "ranked_pairs": bv.voting.ranked_pairs,
+        }
+        for name, rule in rules.items():
+            before, after = rule(s, hib), rule(scaled, hib)
+            assert np.array_equal(np.asarray(before), np.asarray(after)), f"{name}: {what}"
+        before, after = bv.voting.kemeny(s, hib), bv.voting.kemeny(scaled, hib)
+        assert np.array_equal(before.ranks, after.ranks), f"kemeny: {what}"
+        assert (before.disagreements, before.n_optimal) == (after.disagreements, after.n_optimal), f"kemeny: {what}"
+
+
+def _zscore(s):
+    s = np.asarray(s, dtype=float)
+    return (s - s.mean(axis=0)) / s.std(axis=0)
+
+
+class TestCardinalOnZScores:
+    @pytest.mark.parametrize("method", ["boxes", "milp"])
+    @settings(max_examples=30, deadline=None, derandomize=True)
+    @given(integer_tables_and_a_rescaled_task(min_models=3, max_models=6), st.sampled_from([None, 0.05, 0.3]))
+    def test_rescaling_before_z_scoring_changes_nothing(self, method, case, eps):
+        """Z-scores of a task do not depend on its unit (up to rounding): same count, proof and rankings."""
+        s, scaled, hib, task, factor = case
+        s, scaled = oriented(s, hib), oriented(scaled, hib)
+        assume(not _has_constant_task(s))
+        a = cardinal_sensitivity_exact(_zscore(s), eps=eps, method=method, time_limit=5.0)
+        b = cardinal_sensitivity_exact(_zscore(scaled), eps=eps, method=method, time_limit=5.0)
+        what = f"task {task} times {factor!r}; table={s.tolist()!r}"
+        assert (a.n_flipped, a.optimal) == (b.n_flipped, b.optimal), what
+        assert np.array_equal(a.ranking_before, b.ranking_before), what
+
+
+class TestShortBudgets:
+    @pytest.mark.parametrize("seed", range(3))
+    def test_milp_with_a_tiny_time_limit_returns_a_bound(self, seed):
+        """40 x 15 integer scores, 0.05 s: no exception, a certified bound at least the count found."""
+        s = np.random.default_rng(seed).integers(0, 10, size=(40, 15)).astype(float)
+        r = cardinal_sensitivity_exact(s, method="milp", time_limit=0.05)
+        pairs = comb(40, 2)
+        assert r.upper_bound is not None
+        assert r.upper_bound * pairs >= r.n_flipped - 1e-9
+        assert r.n_flipped == round(r.tau_distance * pairs)
+        if r.n_flipped >= np.floor(r.upper_bound * pairs + 1e-9):
+            assert r.optimal, "the count meets the certified bound, so it is the maximum"
+
+    def test_a_met_bound_is_reported_optimal(self):
+        """40 x 15, every model ahead of the next on every task: no pair can be reversed; the bound is met."""
+        rng = np.random.default_rng(5)
+        s = (10.0 * np.arange(40, 0, -1))[:, None] + rng.integers(0, 10, size=(40, 15))
+        r = cardinal_sensitivity_exact(s, method="milp", time_limit=0.05)
+        assert r.upper_bound is not None and r.n_flipped == 0
+        assert r.upper_bound == 0.0 and r.optimal

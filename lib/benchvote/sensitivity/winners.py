@@ -266,16 +266,21 @@ def _winner_program(
     others, rows, f, r = _scaled_rows(prob, i, against)
     n_cols = rows.shape[1]
     # rows: -row_j . b + tau <= 0 ; variables (b_1..b_n, tau), maximise tau (at most 1: the rows are at most 1)
-    with quiet_solver_output():
-        res = linprog(
-            np.r_[np.zeros(n_cols), -1.0],
-            A_ub=np.hstack([-rows, np.ones((len(others), 1))]),
-            b_ub=np.zeros(len(others)),
-            bounds=[*zip(prob.lo * f, prob.hi * f), (None, float(f @ prob.hi))],
-            method="highs",
-        )
-    if res.status != 0:  # pragma: no cover - the box is bounded and non-empty
-        raise RuntimeError(f"the linear program for model {prob.mat.models[i]!s} failed: {res.message}")
+    res = None
+    for presolve in (True, False):  # HiGHS occasionally ends a badly scaled program in an unknown state
+        with quiet_solver_output():
+            res = linprog(
+                np.r_[np.zeros(n_cols), -1.0],
+                A_ub=np.hstack([-rows, np.ones((len(others), 1))]),
+                b_ub=np.zeros(len(others)),
+                bounds=[*zip(prob.lo * f, prob.hi * f), (None, float(f @ prob.hi))],
+                method="highs",
+                options={"presolve": presolve},
+            )
+        if res.status == 0:
+            break
+    if res is None or res.status != 0:  # no answer: the model stays undecided (no weights, no certificate)
+        return 0.0, prob.hi.copy(), np.zeros(len(prob.x))
     a = np.clip(res.x[:n_cols] / f, prob.lo, prob.hi)
     multipliers = np.zeros(len(prob.x))
     multipliers[others] = np.maximum(-np.asarray(res.ineqlin.marginals), 0.0) / r
