@@ -1158,6 +1158,13 @@ class TestCardinalMixedScales:
         [[0.0015172984478481247, 40.3e9, 0.26, 8.820433342272809e-05],
          [0.0032800422328481517, 23.3e9, 0.14, 3.8596078018914965e-05],
          [0.001785056997468382, 56.4e9, 0.28, 7.975810028285474e-05]],
+        # found while fixing issue 29: the unscaled MILP claimed 2 reversals optimal where 3 are reachable
+        [[8088749.415017479, 9.024151113853463e-05, 0.0006714110604737075, 781031.5268610248],
+         [647099.9532013984, 0.00015739798454395576, 0.00010217124833295551, 764413.834800152],
+         [22972048.338649638, 0.00012591838763516462, 0.0004962603490457839, 282500.76503483875]],
+        [[2.6512363708326023, 9.194860880706762e-07, 15704217.298161073, 63339.45259814379],
+         [1.1202407200701137, 3.064953626902254e-07, 8973838.456092043, 78420.2746453209],
+         [0.6348030747063979, 2.1761170751006003e-05, 37690121.51558658, 301616.4409435419]],
     ]  # fmt: skip
 
     @pytest.mark.parametrize("table", range(len(THREE_BY_FOUR)))
@@ -1311,3 +1318,27 @@ class TestShortBudgets:
         r = cardinal_sensitivity_exact(s, method="milp", time_limit=0.05)
         assert r.upper_bound is not None and r.n_flipped == 0
         assert r.upper_bound == 0.0 and r.optimal
+
+
+class TestBudgetRegressions:
+    """Issue 29, item 2: a short budget returns a certified bound; a recount that meets the bound is a proof."""
+
+    def test_a_milp_stopped_before_any_solution_still_returns_a_bound(self):
+        # before the fix: RuntimeError "the MILP solver returned no solution" at time_limit 0.001 and 0.01
+        s = np.random.default_rng(0).integers(0, 100, size=(60, 30)).astype(float)
+        for limit in (1e-3, 1e-2):
+            r = cardinal_sensitivity_exact(s, eps=0.05, method="milp", time_limit=limit)
+            assert r.upper_bound is not None and r.upper_bound >= r.tau_distance
+            assert r.optimal or r.stopped in ("time_limit", "work_limit")
+
+    def test_a_recount_that_meets_the_bound_is_optimal_however_the_search_ended(self):
+        # before the fix: optimal required the search to have finished as well
+        from benchvote.sensitivity._problem import _cardinal_setup, _finish_cardinal
+
+        s = np.array([[3.0, 0.0], [2.0, 2.0], [0.0, 3.0]])
+        prob = _cardinal_setup(s, True, 0.1, "none", bv.DEFAULT_TIE_TOLERANCE)
+        count = _finish_cardinal(prob, prob.hi.copy(), "boxes").n_flipped
+        stopped = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count, finished=False, stopped="work_limit")
+        assert stopped.optimal and stopped.stopped == ""
+        above = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count + 1, finished=False, stopped="work_limit")
+        assert not above.optimal and above.stopped == "work_limit"
