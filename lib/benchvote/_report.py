@@ -427,7 +427,7 @@ def _cardinal_section(c: dict, tasks: list[str], frames: dict) -> str:
         f"method {_e(c['method'])}, eps = {_v(c['eps'], f'{key}.eps', '.3g')}, "
         f"largest rank change {_v(c['mrc'], f'{key}.mrc')} (1 = a model moves from first to last).</p>"
         + (f"<p>{_e(c['note'])}.</p>" if c["note"] else "")
-        + (f"<p>{_e(_STOPPED[c['stopped']])}.</p>" if c.get("stopped") else "")
+        + (f"<p>{_e(_STOPPED[c['stopped']])}.</p>" if c.get("stopped") and not c["optimal"] else "")
     ]
     text = (
         "Worst-case task weights",
@@ -460,7 +460,7 @@ def _ordinal_section(o: dict) -> str:
         f"<p>Protected models: {_names(o['protected'])}. Adding "
         f"{_count(o['added'], f'{key}.added')} model(s) reverses {_v(o['n_flipped'], f'{key}.n_flipped', 'd')} of "
         f"their pairs (tau distance {_v(o['tau_distance'], f'{key}.tau_distance')}, {_status_html(o, key)})"
-        + (f"; {_e(_STOPPED[o['stopped']])}" if o.get("stopped") else "")
+        + (f"; {_e(_STOPPED[o['stopped']])}" if o.get("stopped") and not o["optimal"] else "")
         + ".</p>"
     ]
     if o["iia_pairs"]:
@@ -719,6 +719,7 @@ def render_html(report: Any, title: str) -> str:
 _STOPPED = {
     "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
     "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
+    "solver": "the solver ended a program unfinished; its model is left undecided",
 }
 
 

@@ -1144,9 +1144,9 @@ def _cardinal_search(
         r = cardinal_sensitivity_exact(
             cardinal, hib, eps=eps, method="boxes", work_limit=BOX_WORK, time_limit=time_limit, seed=seed, tol=tol
         )
-        if r.stopped == "time_limit":  # its bound would depend on the machine's speed
+        if r.stopped == "time_limit" and not r.optimal:  # its bound would depend on the machine's speed
             r = dataclasses.replace(r, upper_bound=None)
-        return r, _cap_note(r.stopped, time_limit)
+        return r, _cap_note(r.stopped, time_limit, r.optimal)
     found = cardinal_sensitivity(cardinal, hib, eps=eps, method="search", seed=seed, tol=tol)
     assert found.upper_bound is not None  # the search always attaches the pairs reversible on their own
     pairs = found.upper_bound * len(cardinal) * (len(cardinal) - 1) / 2
@@ -1173,10 +1173,15 @@ def _cardinal_search(
     return dataclasses.replace(best, upper_bound=bound, optimal=proven, stopped=stopped), note
 
 
-def _cap_note(stopped: str, time_limit: float) -> str | None:
+def _cap_note(stopped: str, time_limit: float, optimal: bool = False) -> str | None:
     """What the report says when the wall-clock safety cap, not the work budget, ended a search."""
     if stopped != "time_limit":
         return None
+    if optimal:
+        return (
+            f"the {time_limit:g}-second safety cap stopped the exact search, after its value was proven; "
+            "the weights shown may differ on another machine"
+        )
     return (
         f"the {time_limit:g}-second safety cap stopped the exact search before its work budget: "
         "the value found is a lower bound, no certified bound is shown, and another machine may find more"

@@ -156,11 +156,13 @@ class CardinalSensitivity:
         Tie tolerance of both rankings: a pair counts as reversed only when the
         two rankings order it strictly opposite ways (see the module docstring).
     stopped : str
-        Why an exact search ended unfinished: ``"work_limit"`` (the
+        Why an exact search ended before its end: ``"work_limit"`` (the
         deterministic budget: the same input, options and seed give the same
-        result on every run) or ``"time_limit"`` (the wall-clock safety cap:
-        the result then depends on the machine's speed); ``""`` when it
-        finished or no exact search ran.
+        result on every run), ``"time_limit"`` (the wall-clock safety cap:
+        the weights found, and the value unless it is proven, then depend on
+        the machine's speed) or ``"solver"`` (HiGHS ended unfinished for
+        another reason); ``""`` when it finished or no exact search ran.  A
+        result can be ``optimal`` and stopped: its recount met the bound.
     work : int
         Work the exact search spent, in the units of its budget (boxes
         evaluated, or branch-and-bound nodes); 0 when none ran.
@@ -393,7 +395,7 @@ def _finish_cardinal(
         optimal=optimal,
         seconds=seconds,
         tol=prob.tol,
-        stopped="" if optimal else stopped,
+        stopped=stopped,
         work=int(work),
     )
 

@@ -287,13 +287,13 @@ def _milp_options(time_limit: float | None, work_limit: int | None, t0: float) -
 
 
 def _why_stopped(res: Any, time_limit: float | None, work_limit: int | None, t0: float) -> str:
-    """``"work_limit"`` or ``"time_limit"``: which budget ended an unfinished solve."""
+    """``"work_limit"``, ``"time_limit"`` or ``"solver"``: what ended an unfinished solve."""
     nodes = getattr(res, "mip_node_count", None)
     if work_limit is not None and nodes is not None and nodes >= work_limit:
         return "work_limit"
     if time_limit is not None and time.perf_counter() - t0 >= 0.95 * time_limit:
         return "time_limit"
-    return "work_limit" if work_limit is not None else "time_limit"
+    return "solver"  # HiGHS ended unfinished for another reason
 
 
 def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:

@@ -201,7 +201,7 @@ def _finish_ordinal(
         optimal=optimal,
         seconds=seconds,
         pool=pool,
-        stopped="" if optimal else stopped,
+        stopped=stopped,
     )
 
 
@@ -550,7 +550,10 @@ def ordinal_sensitivity_exact(
     stopped = ""
     if res.status != 0:
         nodes = getattr(res, "mip_node_count", None)
-        stopped = "work_limit" if nodes is not None and nodes >= work_limit else "time_limit"
+        out_of_time = time_limit is not None and time.perf_counter() - t0 >= 0.95 * time_limit
+        stopped = (
+            "work_limit" if nodes is not None and nodes >= work_limit else "time_limit" if out_of_time else "solver"
+        )
     # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
     # the added set is recounted exactly and proven optimal when the recount meets that bound
     return _finish_ordinal(

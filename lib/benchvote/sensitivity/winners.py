@@ -76,8 +76,10 @@ class PossibleWinners:
     normalize : str
         Where the box applies (see :func:`cardinal_sensitivity`).
     stopped : str
-        ``"work_limit"`` or ``"time_limit"`` when a mixed-integer program of
-        ``k > 1`` ended unfinished (its model is then ``undecided``), else ``""``.
+        Why a mixed-integer program of ``k > 1`` ended unfinished:
+        ``"work_limit"``, ``"time_limit"`` or ``"solver"`` (HiGHS gave up for
+        another reason); its model is then ``undecided`` unless the weights it
+        had found were confirmed.  ``""`` when every program finished.
     """
 
     possible: Any
@@ -115,9 +117,13 @@ def possible_winners(
     its own scale, so a column in milliseconds or in parameters does not hide
     the differences of the others.  For ``k > 1``
     the models already in the top ``k`` of the plain mean and the possible
-    winners are settled first; every other model gets a mixed-integer
-    program (``scipy.optimize.milp``), and is ruled out only when that
-    program is solved to optimality with :math:`\tau^* \le 0`.
+    winners are settled first; a model whose question takes at most
+    :data:`SUBSET_PROGRAMS` linear programs (one per set of models allowed
+    above it) is decided by them, with the same two exact checks; every other
+    model gets a mixed-integer program (``scipy.optimize.milp``), and is ruled
+    out only when that program finishes with an optimum clearly below zero on
+    a box that is not too wide for it.  That last verdict rests on the
+    solver's tolerances, not on an exact certificate.
 
     Parameters
     ----------
@@ -322,6 +328,8 @@ def _rules_out(prob: _CardinalProblem, i: int, multipliers: np.ndarray) -> bool:
     return top <= 0
 
 
+#: A mixed-integer optimum (rows scaled to a largest coefficient of 1) rules a model out only below minus this.
+CLEARLY_OUT = 1e-5
 #: Largest number of linear programs the top-k question of one model may take before the mixed-integer program.
 SUBSET_PROGRAMS = 64
 #: Weight boxes whose scaled range spans more than this ratio are too wide for a mixed-integer program's
@@ -350,8 +358,11 @@ def _top_k(
     is decided by them (:func:`_top_k_by_subsets`, exact both ways); the others
     get a mixed-integer program of at most ``work_limit`` branch-and-bound
     nodes, whose "ruled out" is trusted only on a box that is not too wide for
-    it (:data:`WIDE_BOX`).  ``time_limit`` (a safety cap) bounds them all
-    together.  Returns why a program stopped unfinished, or ``""``.
+    it (:data:`WIDE_BOX`) and with an optimum clearly below 0 (:data:`CLEARLY_OUT`):
+    HiGHS meets its rows to a tolerance, so these two verdicts are not exact
+    proofs but guard against its known failures; the rest stay ``undecided``.
+    ``time_limit`` (a safety cap) bounds them all together.  Returns why a
+    program stopped unfinished, or ``""``.
     """
     m = len(prob.x)
     start = time.perf_counter()
@@ -379,7 +390,8 @@ def _top_k(
         value, solved, why = _top_k_program(prob, i, top, work_limit, remaining, confirm)
         stopped = why or stopped
         margin[i] = value
-        undecided[i] = (value > 0 and not solved) or (value <= 0 and (why != "" or wide))
+        # HiGHS meets its rows only to a tolerance: an optimum just below 0 does not rule a model out
+        undecided[i] = (value > 0 and not solved) or (value <= 0 and (why != "" or wide or value > -CLEARLY_OUT))
     return stopped
 
 
@@ -447,6 +459,7 @@ def _top_k_program(
     options: dict[str, Any] = {"node_limit": int(work_limit)}
     if time_limit is not None:
         options["time_limit"] = time_limit
+    began = time.perf_counter()
     with quiet_solver_output():
         res = milp(
             np.r_[np.zeros(n_cols), -1.0, np.zeros(q)],
@@ -460,9 +473,10 @@ def _top_k_program(
     why = ""
     if res.status != 0:
         nodes = getattr(res, "mip_node_count", None)
-        why = "work_limit" if nodes is not None and nodes >= work_limit else "time_limit"
+        out_of_time = time_limit is not None and time.perf_counter() - began >= 0.95 * time_limit
+        why = "work_limit" if nodes is not None and nodes >= work_limit else "time_limit" if out_of_time else "solver"
     if res.x is None:  # stopped before any feasible point
-        return 0.0, False, why or "time_limit"
+        return 0.0, False, why or "solver"
     value = float(-res.fun)
     solved = False
     if value > 0:
