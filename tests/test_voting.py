@@ -214,3 +214,73 @@ def test_votes_and_buffers_use_one_notion_of_a_tie():
         assert np.array_equal(counts, (r[:, None, :] < r[None, :, :]).sum(axis=2))
         for cyc in condorcet_cycles(s):
             assert cyc.buffer >= 1.0 - 1e-9  # integer gaps only: the 1e-12 noise is a tie, not a vote
+
+
+# ---------------------------------------------------------------- issue 30: cycles without an m x m x m array
+def _cycles_before_issue30(scores, higher_is_better=True, tol=1e-9):
+    """The implementation of ``condorcet_cycles`` before issue 30 (an m x m x m tensor), kept as the oracle."""
+    from benchvote.voting import CondorcetCycle, _beats, _table
+
+    mat, direction, tol = _table(scores, higher_is_better, tol)
+    votes = _beats(mat.values, direction, tol)
+    counts = votes.sum(axis=2)
+    margins = counts - counts.T
+    beats = margins > 0
+    a, b, c = np.nonzero(beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :])
+    keep = (a < b) & (a < c)
+    s = mat.values * np.where(direction, 1.0, -1.0)
+    out = []
+    for i, j, k in zip(a[keep], b[keep], c[keep]):
+        gaps = [float((s[x] - s[y])[votes[x, y]].min()) for x, y in ((i, j), (j, k), (k, i))]
+        out.append(
+            CondorcetCycle(
+                models=(mat.models[i], mat.models[j], mat.models[k]),
+                margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
+                buffer=min(gaps),
+            )
+        )
+    out.sort(key=lambda cyc: -cyc.buffer)
+    return out
+
+
+def _one_factor(m, n=6, seed=0):
+    rng = np.random.default_rng(seed)
+    s = 50 + 10 * (rng.normal(size=(m, 1)) @ rng.uniform(0.5, 1.0, size=(1, n)) + 0.5 * rng.normal(size=(m, n)))
+    return pd.DataFrame(np.round(s, 1), index=[f"m{i:03d}" for i in range(m)])
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_cycles_match_the_tensor_implementation(seed):
+    """Same cycles, margins, buffers and order as the m^3 kernel: small tables with ties, gaps, both directions."""
+    from benchvote.voting import count_condorcet_cycles
+
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(3, 45)), int(rng.integers(1, 8))
+    x = rng.integers(0, 5, size=(m, n)).astype(float)
+    if seed % 3 == 0:
+        x[rng.random(x.shape) < 0.2] = np.nan
+        x[:, 0] = np.arange(m)  # every model keeps a score
+    hib = list(rng.random(n) < 0.7)
+    tol = 1.5 if seed % 5 == 0 else 1e-9
+    want = _cycles_before_issue30(x, hib, tol)
+    assert condorcet_cycles(x, hib, tol=tol) == want
+    assert count_condorcet_cycles(x, hib, tol=tol) == len(want)
+    assert condorcet_cycles(x, hib, tol=tol, limit=5) == want[:5]
+    assert condorcet_cycles(x, hib, tol=tol, limit=0) == []
+
+
+def test_cycles_on_a_one_factor_table_match_the_tensor_implementation():
+    """Hundreds of thousands of candidate triples, labelled rows, many equal buffers (scores rounded to 0.1)."""
+    from benchvote.voting import count_condorcet_cycles
+
+    s = _one_factor(250)
+    want = _cycles_before_issue30(s)
+    assert len(want) > 500
+    assert condorcet_cycles(s) == want
+    assert condorcet_cycles(s, limit=37) == want[:37]
+    assert count_condorcet_cycles(s) == len(want)
+
+
+def test_cycles_limit_is_checked():
+    with pytest.raises(ValueError):
+        condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]], limit=-1)

@@ -537,7 +537,7 @@ def audit(
         names = list(ranks)
         distance = {a: {b: kendall_tau_distance(ranks[a], ranks[b]) for b in names} for a in names}
         winner = voting.condorcet_winner(work, hib, tol=tol)
-        cycles = voting.condorcet_cycles(work, hib, tol=tol)
+        cycles = voting.condorcet_cycles(work, hib, tol=tol, limit=20)  # ten million on 5,000 models
         order = list(work.index[np.argsort(ranks[primary], kind="stable")])
         frames["order"] = order
         return {
@@ -547,8 +547,8 @@ def audit(
             "kendall_distance": distance,
             "kemeny_note": kemeny_note,
             "condorcet_winner": None if winner is None else str(winner),
-            "n_cycles": len(cycles),
-            "cycles": [[str(m) for m in c.models] for c in cycles[:20]],
+            "n_cycles": voting.count_condorcet_cycles(work, hib, tol=tol),
+            "cycles": [[str(m) for m in c.models] for c in cycles],
         }
 
     run("rankings", rankings_section)
