@@ -127,3 +127,51 @@ def test_strong_connectivity_matches_reachability_by_search(wins):
         return seen
 
     assert _strongly_connected(wins) == all(len(reach(i)) == m for i in range(m))
+
+
+# ---------------------------------------------------------------- issue 30: Newton instead of minorisation-maximisation
+def _mm_before_issue30(wins, max_iter=200_000, convergence_tol=1e-13):
+    """Hunter's minorisation-maximisation iteration as ``bradley_terry`` ran it before issue 30 (tighter tolerance)."""
+    w = np.asarray(wins, dtype=float).copy()
+    np.fill_diagonal(w, 0.0)
+    n = w + w.T
+    total_wins = w.sum(axis=1)
+    p = np.ones(len(w))
+    for _ in range(max_iter):
+        new = total_wins / (n / (p[:, None] + p[None, :])).sum(axis=1)
+        new = new / np.exp(np.mean(np.log(new)))
+        done = np.max(np.abs(np.log(new) - np.log(p))) < convergence_tol
+        p = new
+        if done:
+            break
+    beta = np.log(p)
+    return beta - beta.mean()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_newton_finds_the_maximum_minorisation_maximisation_found(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 40))
+    w = rng.integers(0, 6, size=(m, m)) + 0.5 * (rng.random((m, m)) < 0.2)
+    try:
+        r = bradley_terry(w)
+    except ValueError:
+        pytest.skip("not strongly connected")
+    assert r.converged
+    np.testing.assert_allclose(r.ratings, _mm_before_issue30(w), atol=1e-8, rtol=0)
+
+
+def test_newton_with_conjugate_gradients_matches_cholesky(monkeypatch):
+    """Above ``_DIRECT_MAX`` models the Newton systems are solved iteratively: same ratings."""
+    from benchvote import ratings
+
+    rng = np.random.default_rng(3)
+    ability = rng.normal(size=60)
+    s = np.round(50 + 10 * (ability[:, None] + 1.5 * rng.normal(size=(60, 6))), 1)
+    wins = comparison_matrix(s)
+    direct = bradley_terry(wins)
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
+    iterative = bradley_terry(wins)
+    np.testing.assert_allclose(iterative.ratings, direct.ratings, atol=1e-9, rtol=0)
+    np.testing.assert_allclose(direct.ratings, _mm_before_issue30(wins), atol=1e-8, rtol=0)
+    assert iterative.log_likelihood == pytest.approx(direct.log_likelihood, abs=1e-9)

@@ -103,16 +103,15 @@ class BradleyTerry:
 
 
 def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float = 1e-10) -> BradleyTerry:
-    r"""Maximum-likelihood Bradley-Terry ratings by Hunter's minorisation-maximisation algorithm.
+    r"""Maximum-likelihood Bradley-Terry ratings by Newton's method.
 
     With :math:`w_{ij}` the number of times i beat j and :math:`n_{ij} = w_{ij} + w_{ji}`,
-    the strengths :math:`p_i = e^{\beta_i}` are updated as
-
-    .. math::
-
-        p_i \leftarrow \frac{\sum_j w_{ij}}{\sum_{j \ne i} n_{ij} / (p_i + p_j)},
-
-    which increases the likelihood at every step.  The maximum exists and is
+    the log-likelihood :math:`\sum_{ij} w_{ij} \log \sigma(\beta_i - \beta_j)` is
+    concave; each Newton step solves the m x m system of its Hessian (a
+    weighted graph Laplacian) and is halved until the likelihood does not
+    drop, so it converges in a few steps where Hunter's
+    minorisation-maximisation iteration (the same maximum) needed thousands on
+    leaderboards of thousands of models.  The maximum exists and is
     unique (up to the common shift) exactly when the graph with an edge
     :math:`i \to j` whenever i beat j at least once is strongly connected;
     otherwise some rating would diverge, and this function refuses.
@@ -122,7 +121,7 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     wins : array_like or DataFrame, shape (m, m)
         Non-negative win counts (ties may be entered as half wins to both sides).
     max_iter : int
-        Largest number of minorisation-maximisation steps.
+        Largest number of Newton steps.
     convergence_tol : float
         Stop when no log-strength moves by more than this in one step.
 
@@ -156,25 +155,69 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
         raise ValueError(f"model(s) {names[:5]} have no comparisons")
     if not _strongly_connected(w):
         raise ValueError(NOT_CONNECTED)
-    total_wins = w.sum(axis=1)
-    p = np.ones(m)
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007  (the count is reported after the loop)
-        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
-        new = total_wins / denom
-        new = new / np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(p))) < convergence_tol:
-            p = new
-            converged = True
-            break
-        p = new
-    beta = np.log(p)
-    beta -= beta.mean()
-    diff = beta[:, None] - beta[None, :]
-    loglik = float(np.sum(w * (diff - np.logaddexp(0.0, diff))))
+    beta, it, converged = _newton(w, n, max_iter, convergence_tol)
+    loglik = _log_likelihood(w, beta)
     ratings = pd.Series(beta, index=wins.index, name="bradley_terry") if labelled else beta
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
+
+
+def _log_likelihood(w: np.ndarray, beta: np.ndarray) -> float:
+    diff = beta[:, None] - beta[None, :]
+    return float(np.sum(w * (diff - np.logaddexp(0.0, diff))))
+
+
+#: Above this many models a Newton step is solved by conjugate gradients (O(m^2) a product) instead of Cholesky.
+_DIRECT_MAX = 1500
+
+
+def _solve_laplacian(laplacian: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """The zero-sum solution of ``laplacian @ step = grad`` (grad sums to zero, the graph is connected)."""
+    m = len(grad)
+    if m <= _DIRECT_MAX:
+        from scipy.linalg import cho_factor, cho_solve
+
+        return cho_solve(cho_factor(laplacian + 1.0 / m), grad)
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    inverse_diagonal = 1.0 / np.diag(laplacian)
+    shifted = LinearOperator((m, m), matvec=lambda v: laplacian @ v + v.mean(), dtype=float)
+    jacobi = LinearOperator((m, m), matvec=lambda v: inverse_diagonal * v, dtype=float)
+    step, _ = cg(shifted, grad, rtol=1e-12, atol=0.0, maxiter=10 * m, M=jacobi)
+    return step
+
+
+def _newton(w: np.ndarray, n: np.ndarray, max_iter: int, convergence_tol: float) -> tuple[np.ndarray, int, bool]:
+    """Newton's method on the concave log-likelihood, halving a step that would lower it.
+
+    The Hessian is minus the Laplacian of the weights :math:`n_{ij}\\sigma_{ij}(1-\\sigma_{ij})`;
+    adding the all-ones matrix / m fixes the common shift (the step then sums
+    to zero), and the system is solved by Cholesky, O(m^3) per step with
+    about ten steps, where minorisation-maximisation needed thousands of
+    O(m^2) steps on large tables.
+    """
+    from scipy.special import expit
+
+    m = len(w)
+    beta = np.zeros(m)
+    total_wins = w.sum(axis=1)
+    loglik = _log_likelihood(w, beta)
+    for it in range(1, max_iter + 1):
+        sig = expit(beta[:, None] - beta[None, :])
+        grad = total_wins - (n * sig).sum(axis=1)
+        laplacian = -(n * sig * sig.T)  # minus the Hessian
+        np.fill_diagonal(laplacian, 0.0)
+        np.fill_diagonal(laplacian, -laplacian.sum(axis=1))
+        step = _solve_laplacian(laplacian, grad)
+        step -= step.mean()
+        for _ in range(60):  # the full step, or a fraction of it that does not lower the likelihood
+            trial = _log_likelihood(w, beta + step)
+            if trial >= loglik - 1e-12 * abs(loglik):
+                break
+            step = step / 2
+        beta, loglik = beta + step, trial
+        if np.max(np.abs(step)) < convergence_tol:
+            return beta - beta.mean(), it, True
+    return beta - beta.mean(), max_iter, False
 
 
 def matches_from_scores(
