@@ -191,7 +191,7 @@ def _newton(w: np.ndarray, n: np.ndarray, max_iter: int, convergence_tol: float)
 
     The Hessian is minus the Laplacian of the weights :math:`n_{ij}\\sigma_{ij}(1-\\sigma_{ij})`;
     adding the all-ones matrix / m fixes the common shift (the step then sums
-    to zero), and the system is solved by Cholesky, O(m^3) per step with
+    to zero), and the system is solved by Cholesky (conjugate gradients on large tables) with
     about ten steps, where minorisation-maximisation needed thousands of
     O(m^2) steps on large tables.
     """
