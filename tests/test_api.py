@@ -141,6 +141,7 @@ CALLS = {
     "voting.majority_relation": {},
     "voting.condorcet_winner": {},
     "voting.condorcet_cycles": {},
+    "voting.count_condorcet_cycles": {},
     "voting.copeland": {},
     "voting.ranked_pairs": {},
     "voting.kemeny": {},
