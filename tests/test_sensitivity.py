@@ -1338,7 +1338,7 @@ class TestBudgetRegressions:
         s = np.array([[3.0, 0.0], [2.0, 2.0], [0.0, 3.0]])
         prob = _cardinal_setup(s, True, 0.1, "none", bv.DEFAULT_TIE_TOLERANCE)
         count = _finish_cardinal(prob, prob.hi.copy(), "boxes").n_flipped
-        stopped = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count, finished=False, stopped="work_limit")
+        stopped = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count, stopped="work_limit")
         assert stopped.optimal and stopped.stopped == "work_limit"  # proven, and it says the budget ended it
-        above = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count + 1, finished=False, stopped="work_limit")
+        above = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count + 1, stopped="work_limit")
         assert not above.optimal and above.stopped == "work_limit"

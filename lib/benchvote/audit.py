@@ -39,10 +39,13 @@ Its ``front`` lists the models on the front, best quality first, each with
 ``costs``); ``dominated`` the others; ``missing_cost`` and ``no_quality``
 the models listed apart (a cost missing, or left out of the complete part).
 
-**Time.**  Exact parts (the box search of the cardinal sensitivity, the
-ordinal sensitivity's program, the top-k programs of the possible winners)
-each get ``time_limit`` seconds; when one stops early the report shows the
-certified bound next to the value found.
+**Budgets.**  Exact parts (the box search of the cardinal sensitivity, the
+mixed-integer programs of the ordinal sensitivity and of the top-k possible
+winners) stop at work budgets (:data:`BOX_WORK` boxes, :data:`MILP_NODES`
+nodes), so the same table, options and seed give the same report on every
+run and machine; ``time_limit`` is only a wall-clock safety cap, and a part
+it stops says so (``stopped``).  A part stopped early shows the certified
+bound next to the value found.
 """
 
 from __future__ import annotations

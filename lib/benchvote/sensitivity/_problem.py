@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -233,6 +234,20 @@ class _CardinalProblem:
         """Pairs that satisfy the linear condition at ``a`` beyond any rounding (a lower bound)."""
         return int((self.d @ a < -self.slack).sum())
 
+    def reversible_alone(self) -> np.ndarray:
+        """Per pair: whether some weighting of the box may satisfy its condition (rounding in its favour).
+
+        A linear function is smallest over a box at the corner that takes the
+        lower end for a positive coefficient and the upper end for a negative
+        one.  Every reversed pair is one of these, so their count bounds the count.
+        """
+        return np.minimum(self.d * self.lo, self.d * self.hi).sum(axis=1) < self.slack
+
+    @functools.cached_property
+    def factors(self) -> np.ndarray:
+        """The solvers' per-column scale factors (:func:`_column_factors`), computed once."""
+        return _column_factors(self.x, self.eps)
+
 
 def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndarray:
     r"""Midranks of the weighted means of the rows, in exact arithmetic.
@@ -334,6 +349,22 @@ def _column_factors(x: np.ndarray, eps: float) -> np.ndarray:
     return np.exp(np.log(spread) - log_ref)
 
 
+def _stop_reason(res: Any, time_limit: float | None, work_limit: int | None, started: float) -> str:
+    """What ended a HiGHS mixed-integer solve (``res`` from ``scipy.optimize.milp``) started at ``started``.
+
+    ``""`` when it finished; ``"work_limit"`` (its node budget),
+    ``"time_limit"`` (the wall-clock safety cap) or ``"solver"`` (another reason).
+    """
+    if res.status == 0:
+        return ""
+    nodes = getattr(res, "mip_node_count", None)
+    if work_limit is not None and nodes is not None and nodes >= work_limit:
+        return "work_limit"
+    if time_limit is not None and time.perf_counter() - started >= 0.95 * time_limit:
+        return "time_limit"
+    return "solver"
+
+
 def _published_weights(prob: _CardinalProblem, merged: np.ndarray) -> np.ndarray:
     """Weights on the published task columns (largest 1) from weights on the merged, possibly standardised ones."""
     a = np.empty(prob.mat.shape[1])
@@ -350,7 +381,6 @@ def _finish_cardinal(
     method: str,
     restarts: int = 0,
     upper: int | None = None,
-    finished: bool = False,
     seconds: float = 0.0,
     stopped: str = "",
     work: int = 0,
@@ -358,9 +388,9 @@ def _finish_cardinal(
     """Recount ``merged`` weights exactly; proven optimal when the count meets the certified bound ``upper``.
 
     A recount that meets the bound is a proof whether or not the search ran
-    to its end (``finished`` is kept for the callers' records).  A recount
-    above ``upper`` would mean the bound was not sound: the result then
-    carries no bound and no proof rather than a wrong one.
+    to its end (``stopped`` says what ended it).  A recount above ``upper``
+    would mean the bound was not sound: the result then carries no bound and
+    no proof rather than a wrong one.
     """
     mat = prob.mat
     alpha = _published_weights(prob, merged)

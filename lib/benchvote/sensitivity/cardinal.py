@@ -225,7 +225,7 @@ def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0:
         if count > best_count:
             best, best_count = a, count
     # every reversed pair is reversible on its own: the count of those is a (loose) certified bound
-    alone = int((np.minimum(prob.d * lo, prob.d * hi).sum(axis=1) < prob.slack).sum())
+    alone = int(prob.reversible_alone().sum())
     return _finish_cardinal(prob, best, "search", restarts=len(starts), upper=alone, seconds=time.perf_counter() - t0)
 
 

@@ -20,9 +20,9 @@ from ._problem import (
     CardinalSensitivity,
     _cardinal_setup,
     _CardinalProblem,
-    _column_factors,
     _coordinate_polish,
     _finish_cardinal,
+    _stop_reason,
 )
 
 #: Default work budget of the box search: boxes evaluated (seconds to about two minutes on one core).
@@ -179,7 +179,6 @@ def _solve_exact(
             prob.hi.copy(),
             "boxes" if method == "auto" else method,
             upper=0,
-            finished=True,
             seconds=time.perf_counter() - t0,
         )
     if method == "boxes" or (method == "auto" and prob.x.shape[1] <= 10):
@@ -202,7 +201,7 @@ def _cardinal_milp(
     work_limit: int | None = None,
     seed: int = 0,
 ) -> CardinalSensitivity:
-    """The mixed-integer program of :func:`cardinal_sensitivity_exact`, in scaled weights (:func:`_column_factors`).
+    """The mixed-integer program of :func:`cardinal_sensitivity_exact`, in scaled weights (``prob.factors``).
 
     Every row is divided by its largest coefficient, so each pair's condition
     is judged on its own scale, not on the largest task's.  When the solver
@@ -215,12 +214,11 @@ def _cardinal_milp(
 
     lo, hi, before = prob.lo, prob.hi, prob.before
     m, n = prob.x.shape
-    lowest = np.minimum(prob.d * lo, prob.d * hi).sum(axis=1)  # most negative d . a over the box
-    can = lowest < prob.slack  # pairs that may be reversible (rounding resolved in their favour)
+    can = prob.reversible_alone()
     if not can.any():
-        return _finish_cardinal(prob, hi.copy(), "milp", upper=0, finished=True, seconds=time.perf_counter() - t0)
+        return _finish_cardinal(prob, hi.copy(), "milp", upper=0, seconds=time.perf_counter() - t0)
     cand = list(zip(prob.upper_i[can].tolist(), prob.lower_j[can].tolist()))
-    f = _column_factors(prob.x, prob.eps)
+    f = prob.factors
     d_raw, sigma = prob.d[can], prob.slack[can]
     d = d_raw / f  # d . a = (d / f) . b with b = f a
     row = np.abs(d).max(axis=1)
@@ -263,13 +261,12 @@ def _cardinal_milp(
         chosen = np.flatnonzero(res.x[n:] > 0.5)
         found = _widest_margin(prob, d_raw[chosen], np.clip(res.x[:n] / f, lo, hi))
         a = found if prob.robust_count(found) >= prob.robust_count(a) else a
-    stopped = "" if res.status == 0 else _why_stopped(res, time_limit, work_limit, t0)
+    stopped = _stop_reason(res, time_limit, work_limit, t0)
     return _finish_cardinal(
         prob,
         a,
         "milp",
         upper=upper,
-        finished=res.status == 0,
         seconds=time.perf_counter() - t0,
         stopped=stopped,
         work=getattr(res, "mip_node_count", 0) or 0,
@@ -286,16 +283,6 @@ def _milp_options(time_limit: float | None, work_limit: int | None, t0: float) -
     return options
 
 
-def _why_stopped(res: Any, time_limit: float | None, work_limit: int | None, t0: float) -> str:
-    """``"work_limit"``, ``"time_limit"`` or ``"solver"``: what ended an unfinished solve."""
-    nodes = getattr(res, "mip_node_count", None)
-    if work_limit is not None and nodes is not None and nodes >= work_limit:
-        return "work_limit"
-    if time_limit is not None and time.perf_counter() - t0 >= 0.95 * time_limit:
-        return "time_limit"
-    return "solver"  # HiGHS ended unfinished for another reason
-
-
 def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Weights in the box that satisfy every condition of ``d`` with the widest margin.
 
@@ -309,7 +296,7 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
     if len(d) == 0:
         return a
     n = d.shape[1]
-    f = _column_factors(prob.x, prob.eps)  # solve in b = f a, each row on its own scale
+    f = prob.factors  # solve in b = f a, each row on its own scale
     d = d / f
     d = d / np.abs(d).max(axis=1, keepdims=True)
     with quiet_solver_output():
@@ -380,7 +367,7 @@ def _cardinal_boxes(
     n = d.shape[1]
     # a pair that no weighting of the whole box can reverse is out of every sub-box too: leave it out
     # (its smallest value over the box is at least its rounding margin, so it never counts robustly)
-    live = (np.maximum(d, 0.0) @ lo + np.minimum(d, 0.0) @ hi) < slack
+    live = prob.reversible_alone()
     d, slack = np.ascontiguousarray(d[live]), slack[live]
     d_cols, d_abs = np.ascontiguousarray(d.T), np.abs(d)
     margin = box_margins(d, slack, hi)
@@ -495,7 +482,6 @@ def _cardinal_boxes(
         best_a,
         "boxes",
         upper=upper,
-        finished=not stopped,
         seconds=time.perf_counter() - t0,
         stopped=stopped,
         work=work,

@@ -28,7 +28,7 @@ from ..ranking import (
     max_rank_change,
     reversed_pairs,
 )
-from ._problem import _import_torch, _one_torch_thread
+from ._problem import _import_torch, _one_torch_thread, _stop_reason
 
 
 def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
@@ -94,8 +94,9 @@ class OrdinalSensitivity:
     optimal : bool
     seconds : float
     stopped : str
-        ``"work_limit"`` or ``"time_limit"`` when the mixed-integer program
-        ended unfinished without a proof, else ``""``.
+        What ended the mixed-integer program before its end: ``"work_limit"``,
+        ``"time_limit"`` or ``"solver"`` (see :class:`CardinalSensitivity`);
+        ``""`` when it finished.  A result can be ``optimal`` and stopped.
     """
 
     tau_distance: float
@@ -547,13 +548,7 @@ def ordinal_sensitivity_exact(
     chosen = [] if res.x is None else list(np.flatnonzero(res.x[:q] > 0.5))
     dual = getattr(res, "mip_dual_bound", None)
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
-    stopped = ""
-    if res.status != 0:
-        nodes = getattr(res, "mip_node_count", None)
-        out_of_time = time_limit is not None and time.perf_counter() - t0 >= 0.95 * time_limit
-        stopped = (
-            "work_limit" if nodes is not None and nodes >= work_limit else "time_limit" if out_of_time else "solver"
-        )
+    stopped = _stop_reason(res, time_limit, work_limit, t0)
     # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
     # the added set is recounted exactly and proven optimal when the recount meets that bound
     return _finish_ordinal(

@@ -38,7 +38,7 @@ import pandas as pd
 from .._quiet import quiet_solver_output
 from .._validation import check_choice, check_number, split_table
 from ..ranking import DEFAULT_TIE_TOLERANCE
-from ._problem import _cardinal_setup, _CardinalProblem, _column_factors, _exact_ranks, _published_weights
+from ._problem import _cardinal_setup, _CardinalProblem, _exact_ranks, _published_weights, _stop_reason
 
 __all__ = ["PossibleWinners", "possible_winners"]
 
@@ -239,7 +239,7 @@ def possible_winners(
 def _scaled_rows(
     prob: _CardinalProblem, i: int, against: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    r"""Model i's conditions against every other model, in scaled weights (:func:`._problem._column_factors`).
+    r"""Model i's conditions against every other model, in scaled weights (``prob.factors``).
 
     Returns ``(others, rows, f, r)``: row j is :math:`d_j / f` divided by its
     largest entry :math:`r_j`, with :math:`d_j = x_i - x_j - \mathrm{tol}\,\nu`,
@@ -248,7 +248,7 @@ def _scaled_rows(
     """
     x = prob.x
     others = np.array([j for j in range(len(x)) if j != i], dtype=int) if against is None else against
-    f = _column_factors(x, prob.eps)
+    f = prob.factors
     d = (x[i][None, :] - x[others] - prob.tol * prob.nu[None, :]) / f
     r = np.abs(d).max(axis=1)
     r[r == 0] = 1.0
@@ -368,7 +368,7 @@ def _top_k(
     start = time.perf_counter()
     beaten_by = sure.sum(axis=1)
     undecided[:] = False  # the winner programs' doubts concern first place, not the top k
-    f = _column_factors(prob.x, prob.eps)
+    f = prob.factors
     wide = float((prob.hi * f).max() / (prob.lo * f).min()) > WIDE_BOX
     stopped = ""
     for i in range(m):
@@ -441,7 +441,7 @@ def _top_k_program(
 
     Returns its optimum (the best value found when it stopped), whether a
     positive optimum was confirmed by the exact recount, and why it stopped
-    unfinished (``"work_limit"``, ``"time_limit"`` or ``""``).
+    unfinished (:func:`._problem._stop_reason`, ``""`` when it finished).
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
@@ -470,11 +470,7 @@ def _top_k_program(
         )
     if res.status == 2:  # no weighting gives m - k rows even the value -1: the model is out
         return -1.0, False, ""
-    why = ""
-    if res.status != 0:
-        nodes = getattr(res, "mip_node_count", None)
-        out_of_time = time_limit is not None and time.perf_counter() - began >= 0.95 * time_limit
-        why = "work_limit" if nodes is not None and nodes >= work_limit else "time_limit" if out_of_time else "solver"
+    why = _stop_reason(res, time_limit, work_limit, began)
     if res.x is None:  # stopped before any feasible point
         return 0.0, False, why or "solver"
     value = float(-res.fun)
