@@ -11,9 +11,7 @@ import pandas as pd
 import pytest
 from chromium import offline_page
 from explorable_checks import CHECKS
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
+from test_ranking import _front_oracle
 
 import benchvote as bv
 from benchvote.audit import SECTIONS, AuditInputError, audit
@@ -407,41 +405,6 @@ def _sizes() -> pd.DataFrame:
         },
         index=["tiny", "small", "medium", "large", "bloated", "also-ran"],
     )
-
-
-def _front_oracle(quality: np.ndarray, costs: np.ndarray) -> list[bool]:
-    """The definition, pair by pair."""
-    m = len(quality)
-    ok = [not (np.isnan(quality[i]) or np.isnan(costs[i]).any()) for i in range(m)]
-
-    def dominates(j: int, i: int) -> bool:
-        no_worse = quality[j] >= quality[i] and all(costs[j] <= costs[i])
-        return no_worse and (quality[j] > quality[i] or any(costs[j] < costs[i]))
-
-    return [ok[i] and not any(ok[j] and dominates(j, i) for j in range(m)) for i in range(m)]
-
-
-@given(
-    st.integers(1, 8).flatmap(
-        lambda m: st.tuples(
-            arrays(np.float64, m, elements=st.sampled_from([0.0, 1.0, 2.0, np.nan])),
-            st.integers(1, 3).flatmap(
-                lambda k: arrays(np.float64, (m, k), elements=st.sampled_from([0.0, 0.5, 1.0, 3.0, np.nan]))
-            ),
-        )
-    )
-)
-def test_the_pareto_front_is_the_one_of_the_definition(case):
-    quality, costs = case
-    front = bv.ranking.pareto_front(quality, costs)
-    assert front.tolist() == _front_oracle(quality, costs)
-    if not np.isnan(quality).any() and not np.isnan(costs).any():
-        assert front.any()  # someone is always on the front
-        doubled = bv.ranking.pareto_front(np.r_[quality, quality], np.r_[costs, costs])
-        assert doubled.tolist() == front.tolist() * 2  # a duplicate is on the front with its twin, or neither is
-    one = bv.ranking.pareto_front(pd.Series(quality, index=[f"m{i}" for i in range(len(quality))]), costs[:, 0])
-    assert list(one.index) == [f"m{i}" for i in range(len(quality))]
-    assert one.tolist() == _front_oracle(quality, costs[:, :1])
 
 
 def test_costs_leave_every_aggregation_and_give_the_front():

@@ -10,8 +10,10 @@ import pytest
 from conftest import permutations_of, score_tables, strictly_increasing_transforms
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy import stats
 
+import benchvote as bv
 from benchvote import kendall_tau_distance, max_rank_change, rank
 
 
@@ -186,3 +188,74 @@ def test_reversed_pairs_count_is_the_kendall_distance(data):
     assert not (flips & flips.T).any()  # a pair is reversed one way at most
     perm = np.array(data.draw(st.permutations(range(m))))
     assert np.array_equal(reversed_pairs(before[perm], after[perm]), flips[np.ix_(perm, perm)])
+
+
+# ---------------------------------------------------------------- pareto_front (used by the audit's cost section)
+
+
+def _front_oracle(quality: np.ndarray, costs: np.ndarray) -> list[bool]:
+    """The definition, pair by pair."""
+    m = len(quality)
+    ok = [not (np.isnan(quality[i]) or np.isnan(costs[i]).any()) for i in range(m)]
+
+    def dominates(j: int, i: int) -> bool:
+        no_worse = quality[j] >= quality[i] and all(costs[j] <= costs[i])
+        return no_worse and (quality[j] > quality[i] or any(costs[j] < costs[i]))
+
+    return [ok[i] and not any(ok[j] and dominates(j, i) for j in range(m)) for i in range(m)]
+
+
+@given(
+    st.integers(1, 8).flatmap(
+        lambda m: st.tuples(
+            arrays(np.float64, m, elements=st.sampled_from([0.0, 1.0, 2.0, np.nan])),
+            st.integers(1, 3).flatmap(
+                lambda k: arrays(np.float64, (m, k), elements=st.sampled_from([0.0, 0.5, 1.0, 3.0, np.nan]))
+            ),
+        )
+    )
+)
+def test_the_pareto_front_is_the_one_of_the_definition(case):
+    quality, costs = case
+    front = bv.ranking.pareto_front(quality, costs)
+    assert front.tolist() == _front_oracle(quality, costs)
+    if not np.isnan(quality).any() and not np.isnan(costs).any():
+        assert front.any()  # someone is always on the front
+        doubled = bv.ranking.pareto_front(np.r_[quality, quality], np.r_[costs, costs])
+        assert doubled.tolist() == front.tolist() * 2  # a duplicate is on the front with its twin, or neither is
+    one = bv.ranking.pareto_front(pd.Series(quality, index=[f"m{i}" for i in range(len(quality))]), costs[:, 0])
+    assert list(one.index) == [f"m{i}" for i in range(len(quality))]
+    assert one.tolist() == _front_oracle(quality, costs[:, :1])
+
+
+@given(
+    st.integers(2, 8).flatmap(
+        lambda m: st.tuples(
+            arrays(np.float64, m, elements=st.sampled_from([0.0, 1.0, 2.0])),
+            arrays(np.float64, (m, 2), elements=st.sampled_from([0.0, 0.5, 1.0, 3.0])),
+            st.permutations(range(m)),
+            st.sampled_from([1e-6, 1e-3, 7.0, 1e10]),
+        )
+    )
+)
+def test_the_front_follows_its_models_and_ignores_units(case):
+    """Permuting the models permutes the front; rescaling a cost or the quality by a positive factor keeps it."""
+    quality, costs, order, factor = case
+    front = bv.ranking.pareto_front(quality, costs)
+    order = list(order)
+    assert bv.ranking.pareto_front(quality[order], costs[order]).tolist() == front[order].tolist()
+    assert bv.ranking.pareto_front(quality * factor, costs * [factor, 1.0]).tolist() == front.tolist()
+
+
+@pytest.mark.parametrize(
+    "quality, costs, message",
+    [
+        ([1.0, 2.0], [[1.0], [2.0], [3.0]], "one row per model"),
+        ([1.0, 2.0], [1.0, np.inf], "infinite"),
+        ([1.0, 2.0], [["a"], ["b"]], "costs"),
+        (["x", "y"], [1.0, 2.0], "quality"),
+    ],
+)
+def test_the_front_refuses_bad_input_by_name(quality, costs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        bv.ranking.pareto_front(quality, costs)

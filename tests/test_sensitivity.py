@@ -1342,3 +1342,39 @@ class TestBudgetRegressions:
         assert stopped.optimal and stopped.stopped == "work_limit"  # proven, and it says the budget ended it
         above = _finish_cardinal(prob, prob.hi.copy(), "boxes", upper=count + 1, stopped="work_limit")
         assert not above.optimal and above.stopped == "work_limit"
+
+
+class TestSearch:
+    """``cardinal_sensitivity(method="search")``, the torch-free search the audit uses beyond ten tasks."""
+
+    @settings(max_examples=120, deadline=None)
+    @given(small_boards())
+    def test_against_the_arrangement(self, board):
+        """A value reached and a bound that holds: found <= truth <= bound, equality when it says optimal."""
+        s, eps, normalize = board
+        if _has_constant_task(s):
+            return
+        truth = arrangement_oracle(s, eps, normalize)
+        r = cardinal_sensitivity(s, eps=eps, normalize=normalize, method="search", seed=1)
+        pairs = comb(len(s), 2)
+        assert r.n_flipped <= truth <= round(r.upper_bound * pairs)
+        if r.optimal:
+            assert r.n_flipped == truth
+        w = np.asarray(r.weights)
+        assert r.method == "search" and w.max() == 1.0 and (w > 0).all()
+
+    def test_on_mixed_scales_it_never_claims_more_than_the_exact_search(self):
+        """Tasks scaled by 1e-6 .. 1e10: the search's value is reached by the box search too, its bound holds."""
+        rng = np.random.default_rng(3)
+        for _ in range(12):
+            s = np.round(rng.random((6, 3)), 2) * 10.0 ** rng.uniform(-6, 10, size=3)
+            if _has_constant_task(s):
+                continue
+            for normalize in ("none", "zscore"):
+                found = cardinal_sensitivity(s, normalize=normalize, method="search")
+                exact = cardinal_sensitivity_exact(s, normalize=normalize, method="boxes")
+                assert exact.optimal and found.n_flipped <= exact.n_flipped <= round(found.upper_bound * 15)
+
+    def test_bad_options_are_named(self):
+        with pytest.raises(ValueError, match="polish_starts"):
+            cardinal_sensitivity([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], method="search", polish_starts=-1)
