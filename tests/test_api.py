@@ -227,14 +227,7 @@ def test_a_leaderboard_stands_for_the_pair(qualname):
 
 # --------------------------------------------------------------------------- every rule: higher is better
 
-RULES = {
-    "mean_score": bv.mean_score,
-    "mean_win_rate": bv.mean_win_rate,
-    "borda": bv.borda,
-    "copeland": bv.voting.copeland,
-    "ranked_pairs": bv.voting.ranked_pairs,
-    "partial_borda": bv.missing.partial_borda,
-}
+RULES = {name: rule.fn for name, rule in bv.rules.RULES.items()} | {"partial_borda": bv.missing.partial_borda}
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
@@ -263,6 +256,7 @@ CORE = {
     "normalization",
     "ranking",
     "ratings",
+    "rules",
     "sensitivity",
     "spectrum",
     "strategy",

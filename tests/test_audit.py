@@ -36,11 +36,11 @@ def _board(seed: int = 0, m: int = 9, n: int = 5, missing: int = 0) -> pd.DataFr
 def test_every_section_is_there_and_says_what_it_means():
     a = audit(_board(missing=2), **FAST)
     # units: only when columns are on different scales; pareto: only with declared costs
-    expected = set(SECTIONS) - {"instance_intervals", "units", "pareto"}
+    expected = set(SECTIONS) - {"instance_intervals", "units", "pareto", "groups"}
     assert set(a.sections) == expected
     for name, sec in a.sections.items():
-        assert sec["title"] == SECTIONS[name][0]
-        assert sec["about"].count(". ") >= 1 and sec["chapter"].endswith(f"{SECTIONS[name][1]}.md")
+        assert sec["title"] == SECTIONS[name].title
+        assert sec["about"].count(". ") >= 1 and sec["chapter"].endswith(f"{SECTIONS[name].chapter}.md")
         assert sec["seconds"] >= 0
     json.loads(a.to_json())  # every number is JSON (nan as null)
 
@@ -62,7 +62,8 @@ def test_sections_hold_the_library_numbers():
     s = _board(seed=1)
     a = audit(s, seed=2, **FAST)
     r = a.sections["rankings"]
-    for name, (label, rule) in bv.audit.AUDIT_RULES.items():
+    for name, entry in bv.audit.AUDIT_RULES.items():
+        label, rule = entry.label, entry.fn
         assert r["rules"][name]["label"] == label
         ranks = bv.rank(np.asarray(rule(s), dtype=float))
         assert list(r["rules"][name]["ranks"].values()) == ranks.tolist()
@@ -282,9 +283,10 @@ def test_one_audit_can_hold_every_registered_section_in_the_registry_order():
     scores["params_M"] = [1.0, 3.0, 7.0, 13.0, 34.0, 70.0]  # the pareto section
     calls: list[str] = []
     a = audit(scores, instances=long, costs=["params_M"], normalize="zscore", progress=calls.append, **FAST)
-    assert calls == list(SECTIONS) == list(a.sections)  # units: the normalisation is stated
+    assert [c.name for c in calls] == [n for n in SECTIONS if n != "groups"] == list(a.sections)
+    assert {c.total for c in calls} == {len(calls)} and [c.index for c in calls] == list(range(len(calls)))  # units: the normalisation is stated
     page = a.to_html()
-    assert re.findall(r"<section id='([^']+)'", page) == list(SECTIONS)
+    assert re.findall(r'<section id="([^"]+)" data-section', page) == [n for n in SECTIONS if n != "groups"]
 
 
 # --------------------------------------------------------------------------- normalize
@@ -356,7 +358,7 @@ def test_a_lower_is_better_task_keeps_its_direction_after_normalising(method):
     for key in ("tau_distance", "ranking_before", "ranking_after"):
         assert a.sections["cardinal_sensitivity"][key] == b.sections["cardinal_sensitivity"][key], key
     # every task keeps its order read in its direction: the normalised table ranks each task as the scores do
-    assert bv.rank(bv.audit._normalised(s, method), hib).equals(bv.rank(s, hib))
+    assert bv.rank(bv.audit._rules.normalised(s, method), hib).equals(bv.rank(s, hib))
 
 
 def test_a_zscore_audit_does_not_see_the_units_of_a_task():
@@ -510,3 +512,150 @@ def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
     for key in ("possible_winners", "cardinal_sensitivity", "ordinal_sensitivity"):
         section = runs[0]["sections"][key]
         assert section.get("stopped", "") != "time_limit", f"{key} hit the safety cap: its numbers depend on speed"
+
+
+# --------------------------------------------------------------------------- the registry, the verdict, coverage
+
+
+def test_every_model_is_ranked_with_its_coverage_and_low_coverage_is_flagged():
+    s = _board(seed=4, m=8, n=6)
+    s.iloc[0, 1:] = np.nan  # model 0 is scored on one task of six
+    s.iloc[3, 2] = np.nan
+    a = audit(s, **FAST)
+    st = a.sections["standings"]
+    assert sorted(st["ranking"]) == sorted(s.index)  # nobody is dropped
+    assert st["coverage"] == pytest.approx({m: s.loc[m].notna().mean() for m in s.index})
+    assert st["low_coverage"] == ["model 0"]
+    oracle = bv.mean_win_rate(s)  # the strict mean win rate on shared tasks, called directly
+    assert st["scores"] == pytest.approx({m: float(v) for m, v in oracle.items()})
+    ranks = bv.rank(oracle.to_numpy())
+    assert [st["ranks"][m] for m in st["ranking"]] == sorted(ranks.tolist())
+    assert st["in_complete_part"]["model 3"] is False and st["in_complete_part"]["model 1"] is True
+    assert any("standings" == v["section"] for v in a.verdict)
+
+
+def test_a_low_coverage_leader_is_named_in_the_verdict():
+    s = _board(seed=5, m=6, n=6)
+    s.iloc[5, :] = np.nan
+    s.iloc[5, 0] = 100.0  # the last model, scored on one task where it beats everyone
+    s.iloc[4, 1] = np.nan
+    a = audit(s, **FAST)
+    first = a.sections["standings"]["ranking"][0]
+    assert first == "model 5"
+    line = next(v["text"] for v in a.verdict if v["section"] == "standings")
+    assert "low coverage" in line and "1 of 6" in line
+
+
+def test_the_verdict_opens_the_page_and_links_its_sections():
+    a = audit(_board(missing=2), **FAST)
+    assert 3 <= len(a.verdict) <= 8
+    page = a.to_html()
+    head = page.index('id="verdict"')
+    assert head < page.index('<section id="table"')
+    for v in a.verdict:
+        assert f'href="#{v["section"]}"' in page and v["section"] in a.sections
+    assert bv.audit.summary(a.to_dict()).count("\n- ") == len(a.verdict)
+
+
+def test_a_section_is_one_registry_entry(monkeypatch):
+    """Adding a section is one module that registers a Section: the audit runs it, the page shows it."""
+    from typing import TypedDict
+
+    from benchvote.audit import _registry
+
+    class Result(TypedDict):
+        best_task: str
+
+    def compute(ctx, done):
+        return bv.audit.Output({"best_task": str(ctx.work.std().idxmax())})
+
+    extra = bv.audit.Section(
+        name="widest",
+        title="The widest task",
+        chapter="tradeoff",
+        about="The task with the largest spread. It weighs most in the mean score.",
+        order=999,
+        result=Result,
+        compute=compute,
+        render=lambda view: view.html("<p>Widest: {{ ui.name(s.best_task) }}.</p>"),
+        verdict=lambda s, done: [bv.audit.Sentence("widest", f"The widest task is {s['best_task']}.")],
+    )
+    monkeypatch.setitem(_registry._REGISTRY, "widest", extra)
+    s = _board()
+    a = audit(s, **FAST)
+    assert a.sections["widest"]["best_task"] == str(s.std().idxmax())
+    assert list(a.sections)[-1] == "widest" and a.verdict[-1]["section"] == "widest"
+    assert '<section id="widest"' in a.to_html()
+
+
+def test_every_section_returns_exactly_its_typed_fields():
+    from typing import get_type_hints
+
+    s = _board(missing=2)
+    s["params_M"] = np.linspace(1, 100, len(s))
+    long = pd.DataFrame(
+        [(m, t, q, float(v > 0)) for m in s.index for t in s.columns[:5] for q, v in enumerate(np.random.default_rng(1).normal(size=8))],
+        columns=["model", "task", "instance", "score"],
+    )
+    groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
+    a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
+    head = {"title", "about", "chapter", "seconds"}
+    for name, section in SECTIONS.items():
+        assert name in a.sections, name
+        fields = set(a.sections[name]) - head
+        if "undefined" in fields:
+            continue
+        assert fields == set(get_type_hints(section.result)), name
+
+
+def test_no_import_cycle_in_the_library():
+    import ast
+
+    root = Path(bv.__file__).parent
+    graph: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("")
+        mod = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        pkg = mod if rel.name == "__init__" else mod.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.parse(path.read_text()).body:  # module-level imports only: a cycle there breaks importing
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = pkg.rsplit(".", node.level - 1)[0] if node.level > 1 else pkg
+                target = f"{base}.{node.module}" if node.module else base
+                deps.add(target)
+        graph[mod] = deps
+    seen: dict[str, int] = {}
+
+    def visit(m: str, stack: list[str]) -> None:
+        seen[m] = 1
+        for d in graph.get(m, ()):
+            if d in graph and d != m:
+                assert seen.get(d) != 1 or d in stack[:-1] and False, f"import cycle: {' -> '.join([*stack, d])}"
+                if d not in seen:
+                    visit(d, [*stack, d])
+        seen[m] = 2
+
+    for m in graph:
+        if m not in seen:
+            visit(m, [m])
+
+
+@pytest.mark.parametrize("n_names", [5, 60, 500])
+def test_short_names_stay_distinct_and_charts_do_not_overlap_their_labels(n_names):
+    from benchvote.audit import _charts
+
+    rng = np.random.default_rng(n_names)
+    names = [f"organisation-{k % 7}/very-long-model-name-{k // 7}-instruct-{rng.integers(1000)}" for k in range(n_names)]
+    short = _charts.short_names(names, 24)
+    assert len(set(short.values())) == len(names)
+    bars = _charts.hbars(list(rng.normal(size=min(n_names, 60))), names[:60], "t", "d", "weight", signed=True)
+    assert not _charts.overlapping(bars.labels) and not _charts.overlapping(bars.ticks, font=10)
+    assert len({lab.text for lab in bars.labels}) == len(bars.labels)
+    order = names
+    ranks = {m: k + 1.0 for k, m in enumerate(order)}
+    iv = _charts.intervals(order, {m: max(1.0, r - 3) for m, r in ranks.items()}, {m: r + 3 for m, r in ranks.items()}, ranks, 0.95)
+    assert iv.shown == min(40, n_names) and iv.total == n_names
+    assert not _charts.overlapping(iv.labels) and not _charts.overlapping(iv.ticks, font=10)
+    k = min(n_names, 60)
+    heat = _charts.heatmap(np.eye(k), names[:k], "t", "d")
+    assert not _charts.overlapping(heat.row_labels, font=10) and not _charts.overlapping(heat.col_labels, font=9)

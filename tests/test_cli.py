@@ -360,8 +360,6 @@ def test_cost_and_normalize_reach_the_audit_and_the_summary(tmp_path, capsys):
 @pytest.mark.parametrize("missing", [False, True])
 @pytest.mark.parametrize("costs", [[], ["params_M"]])
 def test_the_progress_bar_counts_the_sections_the_audit_runs(instances, missing, costs):
-    from benchvote.cli import _steps
-
     rng = np.random.default_rng(3)
     rows = [
         (f"m{i}", f"t{k}", q, float(rng.random() < 0.3 + 0.1 * i))
@@ -376,8 +374,12 @@ def test_the_progress_bar_counts_the_sections_the_audit_runs(instances, missing,
         scores.loc["m1", "t0"] = np.nan
     if not costs:
         scores = scores.drop(columns="params_M")
-    calls: list[str] = []
-    bv.audit.audit(
+    calls: list = []
+    a = bv.audit.audit(
         scores, instances=long if instances else None, costs=costs, progress=calls.append, n_boot=20, time_limit=2
     )
-    assert _steps(scores, long if instances else None, costs) == len(calls)
+    conditional = {"instance_intervals": instances, "missing": missing, "pareto": bool(costs), "groups": False}
+    expected = [n for n in bv.audit.SECTIONS if conditional.get(n, True) and n != "units"]
+    assert [c.name for c in calls if c.name != "units"] == expected
+    assert [c.name for c in calls] == list(a.sections)
+    assert all(c.total == len(calls) for c in calls) and [c.index for c in calls] == list(range(len(calls)))

@@ -24,6 +24,7 @@ Measures and rules:
 * :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
 * :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
 * :mod:`benchvote.ratings`: Bradley-Terry and Elo ratings from task-level matches;
+* :mod:`benchvote.rules`: the registry of the aggregation rules (label, function, missing scores, definition);
 * :mod:`benchvote.spectrum`: principal components of a score table.
 
 Data and presentation (never imported by the modules above):
@@ -71,6 +72,7 @@ SUBMODULES = (
     "plotting",
     "ranking",
     "ratings",
+    "rules",
     "sensitivity",
     "spectrum",
     "strategy",

@@ -255,6 +255,18 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--level", type=float, default=0.95, help="coverage of the rank intervals")
     a.add_argument("--eps", type=float, default=None, help="smallest share of intact labels (default: from the data)")
     a.add_argument("--top-k", type=int, default=3, help="k of the top-k possible winners (default 3)")
+    a.add_argument(
+        "--top-models",
+        type=int,
+        default=6,
+        help="how many top models the IIA certificates, the head-to-head matrix and the domains look at (default 6)",
+    )
+    a.add_argument(
+        "--groups",
+        default=None,
+        metavar="GROUPS.csv",
+        help="CSV/TSV with columns task,group: each group of tasks is also audited as a sub-benchmark",
+    )
     a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
     a.add_argument("--quiet", action="store_true", help="no progress and no summary")
     return parser
@@ -389,29 +401,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _steps(scores: pd.DataFrame, instances: pd.DataFrame | None, costs: list[str]) -> int:
-    """How many sections the audit runs: all of :data:`~benchvote.audit.SECTIONS` but those without their input."""
-    from .audit import SECTIONS
-
-    quality = scores.drop(columns=costs)
-    return len(SECTIONS) - (instances is None) - (not quality.isna().any().any()) - (not costs)
+def _groups(path: str | None, scores: pd.DataFrame) -> dict[str, str] | None:
+    """The ``--groups`` file: a CSV or TSV with columns ``task`` and ``group``; every task must be a column."""
+    if path is None:
+        return None
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(f"--groups: no such file: {path}")
+    try:
+        frame = pd.read_csv(file, sep=None, engine="python", dtype=str)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InputError(f"--groups: cannot read {path} as CSV or TSV ({err})") from None
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    if not {"task", "group"} <= set(frame.columns):
+        raise InputError(f"--groups: {path} needs the columns task and group; it has {', '.join(frame.columns)}")
+    frame = frame.dropna(subset=["task", "group"])
+    _names_in("--groups", ",".join(frame["task"]), scores)
+    repeated = frame["task"][frame["task"].duplicated()]
+    if len(repeated):
+        raise InputError(f"--groups: task {repeated.iloc[0]!r} is listed more than once")
+    return dict(zip(frame["task"], frame["group"]))
 
 
 def _run(
     args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, costs: list[str], quiet: bool
 ) -> Any:
-    from tqdm import tqdm
+    from .audit import audit, progress_bar
 
-    from .audit import audit
-
-    steps = _steps(scores, instances, costs)
-    with tqdm(total=steps, desc="audit", unit="section", disable=True if quiet else None, file=sys.stderr) as bar:
-
-        def progress(name: str) -> None:
-            if bar.n or name != "table":
-                bar.update(1)
-            bar.set_postfix_str(name)
-
+    groups = _groups(args.groups, scores)
+    with progress_bar(disable=True if quiet else None, file=sys.stderr) as progress:
         report = audit(
             scores,
             hib,
@@ -419,48 +437,24 @@ def _run(
             primary=args.primary,
             normalize=args.normalize,
             costs=costs,
+            groups=groups,
             n_boot=args.n_boot,
             level=args.level,
             eps=args.eps,
             top_k=args.top_k,
+            top_models=args.top_models,
             time_limit=args.time_limit,
             seed=args.seed,
             progress=progress,
         )
-        bar.update(bar.total - bar.n)
     return report
 
 
 def summary(report: dict) -> str:
-    """A few lines for the terminal from :meth:`benchvote.audit.Audit.to_dict`."""
-    from .audit import _status
+    """The lines the command prints: the table's size and the verdict (:func:`benchvote.audit.summary`)."""
+    from .audit import summary as verdict
 
-    s = {name: sec for name, sec in report["sections"].items() if "undefined" not in sec}
-    r = s["rankings"]
-    lines = [
-        f"{s['table']['n_models']} models x {s['table']['n_tasks']} tasks, {s['table']['missing_cells']} missing cells",
-        f"ranking ({r['rules'][r['primary']]['label']}): "
-        + " > ".join(r["ranking"][:5])
-        + (" > ..." if len(r["ranking"]) > 5 else ""),
-    ]
-    if "intervals" in s:
-        iv = s["intervals"]
-        lines.append(
-            f"rank intervals: {iv['adjacent_inseparable']} of {len(r['ranking']) - 1} adjacent pairs inseparable "
-            f"at {iv['level']:.0%}"
-        )
-    if "pareto" in s:
-        p = s["pareto"]
-        lines.append(f"quality-cost front ({', '.join(p['costs'])}): {', '.join(e['model'] for e in p['front'])}")
-    if "possible_winners" in s:
-        lines.append(f"possible winners: {', '.join(s['possible_winners']['possible'])}")
-    if "cardinal_sensitivity" in s:
-        c = s["cardinal_sensitivity"]
-        lines.append(f"cardinal sensitivity: tau {c['tau_distance']:.3f} ({_status(c)})")
-    for name, sec in report["sections"].items():
-        if "undefined" in sec:
-            lines.append(f"{name}: not computed ({sec['undefined']})")
-    return "\n".join(lines)
+    return verdict(report)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,269 @@
+"""What every section sees: the options, checked, and the table split into the parts the measures need.
+
+**Which table each section sees.**  The ``standings`` and ``missing``
+sections rank every model on the whole table under rules that handle missing
+scores, with each model's coverage.  The measures that need every cell work
+on the table's largest complete part: the models scored on every task, after
+leaving out the tasks with the most missing cells when that keeps more cells
+(nothing is imputed; each section lists the models and tasks it uses).  A
+task on which every model has the same score cannot order anyone; it is
+reported and left out.  So is a task on which every model of the complete
+part has the same score (the part is then chosen again without it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import as_score_matrix, check_number, check_tol, direction_of, split_table
+from ._errors import AuditInputError, NotDefined, as_input_error
+from ._rules import AUDIT_RULES, NORMALIZATIONS, Rule, audit_rules, normalised
+
+CONSTANT_IN_PART = (
+    "every model of the complete part (the models scored on every task) has the same score on it, "
+    "so it orders none of them there; it still counts in the missing-scores section"
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The audit's options, checked (see :func:`benchvote.audit.audit`)."""
+
+    primary: str
+    normalize: str
+    n_boot: int
+    level: float
+    eps: float | None
+    top_k: int
+    top_models: int
+    time_limit: float
+    tol: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Context:
+    """The checked options and the parts of the table, shared read-only by every section.
+
+    ``table`` holds the quality tasks (cost columns apart) with missing cells;
+    ``work`` its complete part without constant tasks; ``cardinal`` that part
+    normalised for the cardinal measures; ``eps`` the label-noise box's eps
+    (``None`` with ``box_undefined`` saying why).
+    """
+
+    options: Options
+    table: pd.DataFrame
+    direction: pd.Series
+    cost_table: pd.DataFrame
+    constant: list
+    flat: list
+    work: pd.DataFrame
+    hib: pd.Series
+    cardinal: pd.DataFrame
+    eps: float | None
+    box_undefined: str | None
+    rules: Mapping[str, Rule]
+    instances: pd.DataFrame | None
+    groups: Mapping[str, str]
+
+    @property
+    def has_missing(self) -> bool:
+        return bool(self.table.isna().to_numpy().any())
+
+    @property
+    def quality(self) -> pd.DataFrame:
+        """The whole table without the tasks constant on it (what the missing-score rules rank)."""
+        return self.table[[t for t in self.table.columns if t not in self.constant]]
+
+
+def check_options(
+    primary: str, normalize: str, n_boot: Any, level: Any, eps: Any, top_k: Any, top_models: Any,
+    time_limit: Any, tol: Any, seed: Any,
+) -> Options:  # fmt: skip
+    """The options, checked; :class:`AuditInputError` names the first that is out of range."""
+    if primary not in AUDIT_RULES:
+        raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
+    if normalize not in NORMALIZATIONS:
+        raise AuditInputError(f"unknown normalize {normalize!r}; choose one of {', '.join(NORMALIZATIONS)}")
+    with as_input_error():
+        return Options(
+            primary=primary,
+            normalize=normalize,
+            n_boot=check_number(n_boot, "n_boot", low=1, integer=True),
+            level=check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True),
+            eps=check_number(eps, "eps", low=0.0, high=1.0, low_open=True, high_open=True, allow_none=True),
+            top_k=check_number(top_k, "top_k", low=2, integer=True),
+            top_models=check_number(top_models, "top_models", low=2, integer=True),
+            time_limit=check_number(time_limit, "time_limit", low=0.0, low_open=True),
+            tol=check_tol(tol),
+            seed=check_number(seed, "seed", low=0, integer=True),
+        )
+
+
+def prepare(
+    scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any
+) -> Context:
+    """Split the table into the parts the sections see (see the module's docstring)."""
+    with as_input_error():
+        scores, higher_is_better = split_table(scores, higher_is_better)
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError("audit needs a labelled table: a DataFrame (models x tasks) or a Leaderboard")
+    with as_input_error():
+        mat = as_score_matrix(scores, allow_nan=True)
+        direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
+    table, direction, cost_table = split_costs(scores.astype(float), direction, costs)
+    constant = constant_tasks(table, options.tol)
+    usable = [t for t in table.columns if t not in constant]
+    if not usable:
+        raise AuditInputError("every task is constant: no task orders the models")
+    work, flat = complete_part(table[usable], options.tol)
+    hib = direction[work.columns]
+    try:
+        cardinal = normalised(work, options.normalize, options.tol)
+    except NotDefined as err:
+        raise AuditInputError(f"normalize={options.normalize!r} is undefined on this table: {err}") from None
+    eps, box_undefined = box_eps(cardinal, hib, options.eps, options.tol)
+    return Context(
+        options=options,
+        table=table,
+        direction=direction,
+        cost_table=cost_table,
+        constant=constant,
+        flat=flat,
+        work=work,
+        hib=hib,
+        cardinal=cardinal,
+        eps=eps,
+        box_undefined=box_undefined,
+        rules=audit_rules(options.normalize, options.tol),
+        instances=instances,
+        groups=check_groups(groups, table),
+    )
+
+
+def check_groups(groups: Any, table: pd.DataFrame) -> dict[str, str]:
+    """Task -> group name, for the tasks of ``table``; every named task must be a column."""
+    if groups is None:
+        return {}
+    mapping = {str(k): str(v) for k, v in dict(groups).items()}
+    names = {str(t) for t in table.columns}
+    unknown = [t for t in mapping if t not in names]
+    if unknown:
+        raise AuditInputError(f"groups name unknown task(s): {', '.join(unknown[:5])}")
+    return mapping
+
+
+def split_costs(table: pd.DataFrame, direction: pd.Series, costs: Any) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
+    """The quality tasks with their directions, and the declared cost columns (each named once, in order)."""
+    names = list(dict.fromkeys([costs] if isinstance(costs, str) else list(costs or ())))
+    unknown = [str(c) for c in names if c not in table.columns]
+    if unknown:
+        shown = ", ".join(map(str, table.columns[:12])) + (", ..." if table.shape[1] > 12 else "")
+        raise AuditInputError(f"costs name unknown column(s): {', '.join(unknown)} (columns: {shown})")
+    quality = [t for t in table.columns if t not in names]
+    if names and len(quality) < 2:
+        raise AuditInputError(
+            f"the audit needs two tasks besides the cost column(s) {', '.join(map(str, names))}; "
+            f"the table has {len(quality)}"
+        )
+    return table[quality], direction[quality], table[names]
+
+
+def constant_tasks(table: pd.DataFrame, tol: float) -> list:
+    """The tasks whose scored cells all lie within ``tol`` of each other (missing cells ignored)."""
+    return [t for t in table.columns if table[t].notna().any() and (table[t].max() - table[t].min()) <= tol]
+
+
+def complete_part(table: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[dict]]:
+    """The complete part the measures see, without the tasks that are constant on it.
+
+    A task that orders the whole table can still give every model of the
+    complete part the same score; it cannot order anyone there, so it is left
+    out and the complete part chosen again (models left out only for missing
+    that task may come back).  Returns the part and, for every task so left
+    out, ``{"task", "score", "n_models", "reason"}``.
+    """
+    flat: list[dict] = []
+    dropped: list = []
+    while True:
+        keep = [t for t in table.columns if t not in dropped]
+        if len(keep) < 2:
+            raise AuditInputError(
+                f"only task {keep[0]!s} orders the models scored on every task; task(s) "
+                f"{', '.join(f['task'] for f in flat)} give all of them the same score. The audit needs two tasks"
+            )
+        part = measured_part(table[keep])
+        same = constant_tasks(part, tol)
+        if not same:
+            return part, flat
+        dropped += same
+        flat += [
+            {"task": str(t), "score": float(part[t].iloc[0]), "n_models": len(part), "reason": CONSTANT_IN_PART}
+            for t in same
+        ]
+
+
+def measured_part(table: pd.DataFrame) -> pd.DataFrame:
+    """The complete part the measures see: drop the tasks with the most missing cells while that pays.
+
+    Dropping the ``d`` tasks with the most missing cells (ties: later columns
+    first kept) leaves the models scored on every remaining task; the part
+    with the most cells wins, the fewest dropped tasks among equals.  A
+    complete table is returned whole.
+    """
+    observed = table.notna()
+    gaps = (~observed).sum()
+    order = sorted(table.columns, key=lambda t: (-int(gaps[t]), list(table.columns).index(t)))
+    best: tuple[int, list, pd.Index] | None = None
+    for dropped in range(len(order) - 1):  # keep at least two tasks
+        keep = [t for t in table.columns if t not in order[:dropped]]
+        models = table.index[observed[keep].all(axis=1)]
+        cells = len(models) * len(keep)
+        if len(models) >= 2 and (best is None or cells > best[0]):
+            best = (cells, keep, models)
+        if not gaps[order[dropped]]:
+            break  # every task still kept is complete: dropping more only loses cells
+    if best is None:
+        raise AuditInputError(
+            "no two models are scored on the same two tasks; the audit needs a complete part of at least 2 x 2 "
+            "(partial rankings alone: benchvote.missing.partial_borda)"
+        )
+    return table.loc[best[2], best[1]]
+
+
+def box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -> tuple[float | None, str | None]:
+    """The eps of the label-noise box, and why the box is undefined (``None`` when it is defined).
+
+    Without a given ``eps`` the default comes from the spread of the tasks; on
+    tables whose spreads differ beyond what floating point holds it is 0,
+    which no box accepts.
+    """
+    if eps is not None:
+        return eps, None
+    from ..sensitivity import default_eps
+
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = default_eps(work, hib, tol=tol)
+    except ValueError as err:  # a task that the rank normalisation leaves constant (its gaps all within tol)
+        return None, f"the default eps is undefined on the normalised table ({err}); give eps explicitly"
+    if not 0.0 < value < 1.0:
+        return None, (
+            f"the default eps from the task spreads is {value:g} (the spreads differ beyond what floating point "
+            "holds), outside (0, 1); give eps explicitly"
+        )
+    return value, None
+
+
+def series(values: Any, labels: pd.Index) -> dict:
+    """Label -> float, for the JSON report."""
+    return {str(m): v for m, v in zip(labels, np.asarray(values, dtype=float).tolist())}
+
+
+def names(labels: Any) -> list[str]:
+    return [str(m) for m in labels]

@@ -1,0 +1,106 @@
+"""The registry of audit sections: one :class:`Section` per module of :mod:`benchvote.audit.sections`.
+
+A section is a module-level entry: its name, title, the book's chapter that
+explains it, two sentences on what it means, when it runs, the function that
+computes it (a typed result: a ``TypedDict`` of plain numbers, strings and
+lists), the function that renders it, and the verdict sentences it
+contributes.  :func:`section_registry` imports every module of the ``sections``
+package once and returns the entries in report order, so adding a section is
+adding one module (and its test); nothing else lists them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Where the book explains each section (chapter pages of the repository).
+BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a section's ``compute`` returns: its JSON fields, and the library objects behind them."""
+
+    fields: Mapping[str, Any]
+    objects: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the verdict: plain text (escaped when shown) and the section it summarises."""
+
+    section: str
+    text: str
+
+
+def _always(ctx: Any) -> bool:
+    return True
+
+
+def _no_verdict(fields: Mapping[str, Any], done: Mapping[str, Any]) -> list[Sentence]:
+    return []
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the audit.
+
+    Attributes
+    ----------
+    name, title, chapter, about : str
+        Key in the report, heading, the book's chapter page, what it means (two sentences).
+    order : float
+        Place in the report (ascending).
+    result : type
+        The ``TypedDict`` of its fields (checked by the tests).
+    compute : callable
+        ``compute(ctx, done) -> Output``; ``done`` maps the names of the sections
+        computed before it to their :class:`Output`.  Raises
+        :class:`~benchvote.audit.NotDefined` when the measure is undefined on
+        the table.
+    render : callable
+        ``render(view) -> str``: the section's HTML body (see :mod:`benchvote.audit._html`).
+    when : callable
+        ``when(ctx) -> bool``: whether the section runs on this table and these options.
+    verdict : callable
+        ``verdict(fields, done_fields) -> list[Sentence]``: its sentences of the verdict.
+    """
+
+    name: str
+    title: str
+    chapter: str
+    about: str
+    order: float
+    result: type
+    compute: Callable[..., Output]
+    render: Callable[..., str]
+    when: Callable[[Any], bool] = _always
+    verdict: Callable[..., list[Sentence]] = _no_verdict
+
+    @property
+    def url(self) -> str:
+        return f"{BOOK}/{self.chapter}.md"
+
+
+_REGISTRY: dict[str, Section] = {}
+
+
+def register(section: Section) -> Section:
+    """Add a section (called once by its module at import)."""
+    if section.name in _REGISTRY and _REGISTRY[section.name] is not section:
+        raise RuntimeError(f"two audit sections are named {section.name!r}")
+    _REGISTRY[section.name] = section
+    return section
+
+
+def section_registry() -> dict[str, Section]:
+    """Every section, in report order (imports the modules of :mod:`benchvote.audit.sections` once)."""
+    from . import sections as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return dict(sorted(_REGISTRY.items(), key=lambda kv: (kv[1].order, kv[0])))

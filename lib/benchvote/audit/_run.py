@@ -1,0 +1,304 @@
+"""The audit itself: check the options, prepare the table, run every section of the registry, write the verdict."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..ranking import DEFAULT_TIE_TOLERANCE
+from ..rules import RuleUndefined
+from ._prepare import Context, check_options, prepare
+from ._registry import Output, Section, Sentence, section_registry
+
+#: Work budget of the exact box search in the cardinal section (boxes evaluated; deterministic).
+BOX_WORK = 2_000_000
+#: Work budget of each mixed-integer program of the audit (branch-and-bound nodes; deterministic).
+MILP_NODES = 500
+
+
+@dataclass(frozen=True)
+class Step:
+    """What :func:`audit` tells its ``progress`` callback before each section: which, and how many in all."""
+
+    name: str
+    title: str
+    index: int
+    total: int
+
+
+@dataclass
+class Audit:
+    """The report of :func:`audit`.
+
+    Attributes
+    ----------
+    sections : dict
+        Section name -> dict of plain numbers, strings and lists (the section's
+        typed result, see :data:`benchvote.audit.SECTIONS`); every section has
+        ``title``, ``about``, ``chapter`` and ``seconds``.
+    settings : dict
+        The options the audit ran with (and ``seconds`` per section).
+    verdict : list of dict
+        The opening sentences, each ``{"section", "text"}``.
+    results : dict
+        The library objects behind the sections, for further work:
+        ``"scores"`` and ``"higher_is_better"`` (the complete part), ``"cardinal_scores"``
+        (that part normalised), ``"order"`` (its models, best first under the primary rule),
+        ``"primary_scores"``, ``"intervals"`` (:class:`benchvote.intervals.RankIntervals`),
+        ``"possible_winners"`` and ``"cardinal"`` (the sensitivity result), when computed.
+    """
+
+    sections: dict
+    settings: dict
+    verdict: list = field(default_factory=list)
+    results: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        """Everything as JSON-ready builtins (``nan`` becomes ``None``)."""
+        from .. import __version__
+
+        return plain(
+            {"benchvote": __version__, "settings": self.settings, "verdict": self.verdict, "sections": self.sections}
+        )
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def to_html(self, title: str = "Leaderboard audit") -> str:
+        """The report as one self-contained HTML page (figures inline, explorables included, no network)."""
+        from ._html import render_page
+
+        return render_page(self, title)
+
+    def summary(self) -> list[str]:
+        """The verdict as plain sentences: what the command prints and the chapter shows."""
+        return [s["text"] for s in self.verdict]
+
+
+def plain(x: Any) -> Any:
+    """``x`` as JSON-ready builtins; a non-finite float becomes ``None``."""
+    if isinstance(x, dict):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, pd.Series):
+        return {str(k): plain(v) for k, v in x.items()}
+    if isinstance(x, np.ndarray):
+        return [plain(v) for v in x.tolist()]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return None if not math.isfinite(float(x)) else float(x)
+    if x is None or isinstance(x, str):
+        return x
+    return str(x)
+
+
+def audit(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    instances: pd.DataFrame | None = None,
+    primary: str = "mean_win_rate",
+    normalize: str = "none",
+    costs: Any = (),
+    groups: Any = None,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    eps: float | None = None,
+    top_k: int = 3,
+    top_models: int = 6,
+    time_limit: float = 60.0,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    seed: int = 0,
+    progress: Callable[[Step], None] | None = None,
+) -> Audit:
+    r"""Run every measure of the book on one leaderboard.
+
+    Parameters
+    ----------
+    scores : DataFrame or Leaderboard, shape (m, n)
+        Models x tasks, labelled; ``nan`` marks a missing score.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    instances : DataFrame, optional
+        Long instance scores (columns ``model``, ``task``, ``instance``,
+        ``score``) behind ``scores``; adds the instance bootstrap.
+    primary : str
+        The rule that leads the report and ranks the bootstrap redraws, one of
+        :data:`AUDIT_RULES` (default ``"mean_win_rate"``, the strict mean win rate).
+    normalize : {"none", "zscore", "minmax", "rank"}
+        How each measured task is transformed before the cardinal parts (the
+        mean score, possible winners, cardinal sensitivity and default eps);
+        see :data:`NORMALIZATIONS`.  The ordinal parts do not depend on it.
+    costs : sequence of str, or str
+        Cost columns (parameters, FLOPs, ...): left out of every aggregation
+        and shown against the primary score in the ``pareto`` section; always
+        lower-is-better, whatever ``higher_is_better`` says for them.
+    groups : mapping, optional
+        Task -> group name; the ``groups`` section audits each group as a sub-benchmark.
+    n_boot : int
+        Bootstrap redraws.
+    level : float in (0, 1)
+        Coverage of the rank intervals.
+    eps : float in (0, 1), optional
+        Smallest share of intact labels in the label-noise box (default
+        :func:`benchvote.sensitivity.default_eps`).
+    top_k : int
+        The k of "can it reach the top k?" (at least 2; capped below the number of models).
+    top_models : int
+        How many of the primary ranking's top models the IIA certificates,
+        the head-to-head matrix and the domain tests look at.
+    time_limit : float
+        A wall-clock safety cap in seconds for each exact part.  Results are
+        decided by work budgets (:data:`BOX_WORK` boxes of the box search,
+        :data:`MILP_NODES` nodes of each mixed-integer program), so the same
+        table, options and seed give the same report on every run and
+        machine; a part that the cap stops says so (``stopped``).
+    tol : float
+        Tie tolerance of the rankings.
+    seed : int
+        Seed of the bootstrap and of the searches.
+    progress : callable, optional
+        Called with a :class:`Step` before each section runs.
+
+    Returns
+    -------
+    Audit
+
+    Raises
+    ------
+    AuditInputError
+        (a ``ValueError``) When the table has fewer than two models or tasks
+        (cost columns apart), an unknown ``primary`` or ``normalize``, a cost
+        or group that is not a column, a primary rule undefined on the table, an option
+        out of range, or no complete part of two models and two tasks.  A measure
+        that is not defined on the table does not raise: its section says why
+        (``{"undefined": reason}``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 3.0, 1.0]},
+    ...                  index=["A", "B", "C"])
+    >>> a = audit(s, n_boot=50, time_limit=2)
+    >>> a.sections["rankings"]["ranking"]
+    ['B', 'A', 'C']
+    >>> a.sections["possible_winners"]["possible"]
+    ['B', 'A']
+    """
+    options = check_options(primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed)
+    ctx = prepare(scores, higher_is_better, options, costs, instances, groups)
+    planned = [s for s in section_registry().values() if s.when(ctx)]
+    done: dict[str, Output] = {}
+    report: dict[str, dict] = {}
+    for k, section in enumerate(planned):
+        if progress is not None:
+            progress(Step(section.name, section.title, k, len(planned)))
+        report[section.name] = _run_section(section, ctx, done)
+    results: dict[str, Any] = {"scores": ctx.work, "higher_is_better": ctx.hib, "cardinal_scores": ctx.cardinal}
+    for out in done.values():
+        results.update(out.objects)
+    settings = _settings(ctx)
+    settings["seconds"] = {name: sec["seconds"] for name, sec in report.items()}
+    return Audit(sections=report, settings=settings, verdict=_verdict(planned, report), results=results)
+
+
+def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dict:
+    """One section's fields, with its title, meaning, chapter and time; a measure's documented limit is reported."""
+    start = time.perf_counter()
+    try:
+        out = section.compute(ctx, done)
+        done[section.name] = out
+        fields = dict(out.fields)
+    except RuleUndefined as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
+        fields = {"undefined": str(err)}
+    head = {"title": section.title, "about": section.about, "chapter": section.url}
+    return {**head, **fields, "seconds": round(time.perf_counter() - start, 3)}
+
+
+def _verdict(planned: list[Section], report: dict[str, dict]) -> list[dict]:
+    """The sections' verdict sentences, in report order (sections undefined on the table say nothing)."""
+    out: list[Sentence] = []
+    fields = {name: sec for name, sec in report.items() if "undefined" not in sec}
+    for section in planned:
+        if section.name in fields:
+            out += section.verdict(fields[section.name], fields)
+    return [{"section": s.section, "text": s.text} for s in out]
+
+
+def _settings(ctx: Context) -> dict:
+    o = ctx.options
+    return dict(
+        primary=o.primary,
+        normalize=o.normalize,
+        costs=[str(c) for c in ctx.cost_table.columns],
+        groups=dict(ctx.groups),
+        n_boot=o.n_boot,
+        level=o.level,
+        eps=o.eps,
+        top_k=o.top_k,
+        top_models=o.top_models,
+        time_limit=o.time_limit,
+        tol=o.tol,
+        seed=o.seed,
+        budgets={"box_search_boxes": BOX_WORK, "milp_nodes": MILP_NODES},
+        # the audit never uses the optional torch relaxation: its numbers are the same with or without it
+        optional={"torch_installed": _has_torch(), "torch_used": False},
+    )
+
+
+def _has_torch() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+def summary(report: dict) -> str:
+    """The verdict as text: the table's size, then one line per sentence, then the sections not computed.
+
+    ``report`` is :meth:`Audit.to_dict`; the command prints this, the report
+    opens with the same sentences and the book's chapter shows them.
+    """
+    t = report["sections"]["table"]
+    lines = [f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells"]
+    lines += [f"- {s['text']}" for s in report["verdict"]]
+    for name, sec in report["sections"].items():
+        if "undefined" in sec:
+            lines.append(f"{name}: not computed ({sec['undefined']})")
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def progress_bar(**options: Any) -> Iterator[Callable[[Step], None]]:
+    """A tqdm bar of the audit's sections, as the ``progress`` callback of :func:`audit` (the command's and the chapter's).
+
+    The bar learns the number of sections from the first :class:`Step` and
+    shows the section that runs; ``options`` go to :class:`tqdm.tqdm`
+    (``disable``, ``file``, ...).
+    """
+    from tqdm.std import tqdm
+
+    with tqdm(total=None, desc="audit", unit="section", **options) as bar:
+
+        def progress(step: Step) -> None:
+            if bar.total is None:
+                bar.reset(total=step.total)
+            bar.update(step.index - bar.n)
+            bar.set_description_str(f"audit: {step.title[:40]}")
+
+        yield progress
+        if bar.total is not None:
+            bar.update(bar.total - bar.n)
+            bar.set_description_str("audit")
