@@ -299,3 +299,42 @@ def test_intro_example_runs():
     text = (ROOT / "book" / "intro.md").read_text()
     block = text.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(block, "intro.md", "exec"), {})
+
+
+GRADING_LINE = "Exercises are graded: ★ reading, ★★ computing with the library, ★★★ proving or designing."
+MIN_EXERCISES = 6
+
+
+def _exercise_grades(text: str) -> list[str | None]:
+    """The grade marker (★, ★★ or ★★★) at the start of each exercise title of the Exercises section, or None."""
+    section = text[text.index("\n## Exercises\n") :]
+    grades = []
+    for match in re.finditer(r"^(`{3,}|~{3,})\{exercise\}[ \t]*(.*)$", section, flags=re.M):
+        grade = re.match(r"(★{1,3})(?=\s+\S)", match.group(2))
+        grades.append(grade.group(1) if grade else None)
+    return grades
+
+
+def test_exercise_grades_are_read_from_titles():
+    text = (
+        "\n## Exercises\n\n```{exercise} ★ A\n:label: a\n```\n````{exercise} ★★★ B\n````\n"
+        "```{exercise}\nuntitled\n```\n```{exercise} ★★★★ four\n```\n```{exercise} ★★no space\n```\n"
+    )
+    assert _exercise_grades(text) == ["★", "★★★", None, None, None]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_exercises_are_graded(md):
+    """A chapter's Exercises: opened by the grading key, at least six, each titled with its grade, every grade used."""
+    text = md.read_text(encoding="utf-8")
+    if "\n## Exercises\n" not in text:
+        pytest.skip(f"{md.name} has no Exercises section")
+    section = text[text.index("\n## Exercises\n") :]
+    first_line = next(line for line in section.splitlines()[2:] if line.strip())
+    assert first_line == GRADING_LINE, f"{md.name}: open the Exercises section with the grading key"
+    grades = _exercise_grades(text)
+    assert len(grades) >= MIN_EXERCISES, f"{md.name}: {len(grades)} exercises, at least {MIN_EXERCISES} wanted"
+    ungraded = [k + 1 for k, g in enumerate(grades) if g is None]
+    assert not ungraded, f"{md.name}: exercises {ungraded} have no grade (★, ★★ or ★★★) at the start of the title"
+    missing = {"★", "★★", "★★★"} - set(grades)
+    assert not missing, f"{md.name}: no exercise of grade {sorted(missing)}"
