@@ -338,3 +338,106 @@ def test_exercises_are_graded(md):
     assert not ungraded, f"{md.name}: exercises {ungraded} have no grade (★, ★★ or ★★★) at the start of the title"
     missing = {"★", "★★", "★★★"} - set(grades)
     assert not missing, f"{md.name}: no exercise of grade {sorted(missing)}"
+
+
+# The works the text names, each with the bibliography key that cites it (maintained by hand: a new name in
+# the prose needs a line here and an entry in book/references.bib).
+NAMED_WORKS = {
+    r"Arrow's theorem|\bArrow\b": "arrow1950difficulty",
+    r"\bBorda\b": "borda1781memoire",
+    r"\bCondorcet\b": "condorcet1785essai",
+    r"\bCopeland\b": "copeland1951reasonable",
+    r"\bKemeny\b": "kemeny1959mathematics",
+    r"\bRanked Pairs\b|\bTideman\b": "tideman1987independence",
+    r"\bBlack\b": "black1948rationale",
+    r"\bInada\b": "inada1964note",
+    r"\bGibbard\b": "gibbard1973manipulation",
+    r"\bHoeffding\b": "hoeffding1963probability",
+    r"\bBradley[–-]Terry\b": "bradley1952rank",
+    r"\bZermelo\b": "zermelo1929",
+    r"\bFord\b": "ford1957",
+    r"\bElo\b": "elo1978rating",
+    r"\bTukey\b": "tukey1975picturing",
+    r"Chatbot Arena": "chiang2024arena",
+    r"Kendall tau|Kendall rank correlation": "kendall1938new",
+    r"Kendall's (?:W|coefficient)": "kendall1939problem",
+    r"\bSpearman\b": "spearman1904proof",
+    r"\bPearson\b": "pearson1895note",
+    r"\bHELM\b": "liang2023helm",
+    r"\bHEIM\b": "lee2023heim",
+    r"\bBIG-bench\b": "srivastava2022bigbench",
+    r"BIG-Bench Hard|BigBenchHard": "suzgun2023bbh",
+    r"(?<!Super)\bGLUE\b": "wang2019glue",
+    r"\bSuperGLUE\b": "wang2019superglue",
+    r"\bMTEB\b": "muennighoff2023mteb",
+    r"\bVTAB\b": "zhai2019vtab",
+    r"\bMMLU\b": "hendrycks2021mmlu",
+    r"\bOpen LLM\b": "beeching2023openllm",
+    r"\bXTREME\b": "hu2020xtreme",
+    r"\bGEM\b": "gehrmann2021gem",
+    r"\bImageNet\b": "deng2009imagenet",
+    r"\bbenchbench\b": "zhang2024tradeoffs",
+    r"\bHimmi\b": "himmi2024missing",
+    r"\bGordienko\b": "gordienko2025beyond",
+    r"\bZhang and Hardt\b|\bZhang & Hardt\b": "zhang2024tradeoffs",
+}
+CITED_PAGES = [p for p in PAGES if p.name not in ("bibliography.md", "glossary.md", "api.md")]
+
+
+def _bib_keys() -> set[str]:
+    return set(re.findall(r"^@\w+\{([^,\s]+),", (ROOT / "book" / "references.bib").read_text(), flags=re.M))
+
+
+def _cited_keys(text: str) -> set[str]:
+    return {k.strip() for group in re.findall(r"\{cite(?::[a-z]+)?\}`([^`]*)`", text) for k in group.split(",")}
+
+
+def _prose(page: Path) -> str:
+    return "\n".join(line for _, line in _prose_lines(page.read_text()))
+
+
+def test_every_cited_key_is_in_the_bibliography():
+    keys = _bib_keys()
+    missing = sorted({f"{p.name}: {k}" for p in PAGES for k in _cited_keys(p.read_text()) if k not in keys})
+    assert not missing, f"{{cite}} keys absent from book/references.bib: {missing}"
+
+
+@pytest.mark.parametrize("pattern", sorted(NAMED_WORKS), ids=lambda p: NAMED_WORKS[p])
+def test_every_named_work_is_cited(pattern):
+    """A work the prose names is in the bibliography and cited on at least one page that names it."""
+    key = NAMED_WORKS[pattern]
+    assert key in _bib_keys(), f"{key} is not in book/references.bib"
+    naming = [p for p in CITED_PAGES if re.search(pattern, _prose(p))]
+    if naming:
+        assert any(key in _cited_keys(p.read_text()) for p in naming), (
+            f"{pattern!r} is named on {[p.name for p in naming]} but none of them cites {key}"
+        )
+
+
+def test_named_works_list_catches_an_uncited_name():
+    assert re.search(r"\bInada\b", "as Inada showed") and not _cited_keys("as Inada showed")
+    assert _cited_keys("see {cite:t}`a, b` and {cite}`c`") == {"a", "b", "c"}
+
+
+def _glossary_terms() -> set[str]:
+    text = (ROOT / "book" / "glossary.md").read_text()
+    body = text.split("```{glossary}", 1)[1].split("\n```", 1)[0]
+    return {line.strip().lower() for line in body.splitlines() if line.strip() and not line.startswith((" ", ":"))}
+
+
+def _term_targets(text: str) -> set[str]:
+    """Targets of the {term} roles: the text itself, or what stands in <...> at its end."""
+    targets = set()
+    for role in re.findall(r"\{term\}`([^`]*)`", text):
+        explicit = re.search(r"<([^>]*)>\s*$", role)
+        targets.add((explicit.group(1) if explicit else role).strip().lower())
+    return targets
+
+
+def test_every_term_role_has_a_glossary_entry_and_every_entry_is_used():
+    terms = _glossary_terms()
+    assert len(terms) >= 40
+    used = set().union(*(_term_targets(p.read_text()) for p in PAGES))
+    assert not used - terms, f"{{term}} targets missing from book/glossary.md: {sorted(used - terms)}"
+    assert not terms - used, f"glossary terms never linked with {{term}}: {sorted(terms - used)}"
+    assert _term_targets("a {term}`Borda counts <Borda count>` and {term}`voter`") == {"borda count", "voter"}
