@@ -299,3 +299,47 @@ def test_intro_example_runs():
     text = (ROOT / "book" / "intro.md").read_text()
     block = text.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(block, "intro.md", "exec"), {})
+
+
+GRADE_LINE = "Exercises are graded: ★ reading, ★★ computing with the library, ★★★ proving or designing."
+
+
+def _exercises_section(md: Path) -> str | None:
+    """The text of a chapter from its `## Exercises` heading on, or None when it has none."""
+    text = md.read_text(encoding="utf-8")
+    found = re.search(r"^## Exercises[ \t]*$", text, flags=re.M)
+    return text[found.end() :] if found else None
+
+
+def _exercise_grades(section: str) -> list[str]:
+    """The title of every {exercise} directive of a section, reduced to its leading star marker ('' if none)."""
+    titles = re.findall(r"^(?:`{3,}|~{3,})\{exercise\}[ \t]*(.*)$", section, flags=re.M)
+    return [re.match(r"(★{1,3})(?=\s)", title).group(1) if re.match(r"★{1,3}\s", title) else "" for title in titles]
+
+
+def test_exercise_grades_are_read_from_titles():
+    section = "\n```{exercise} ★★ Compute\n```\n````{exercise} ★★★ Prove\n````\n```{exercise}\n```\n"
+    assert _exercise_grades(section) == ["★★", "★★★", ""]
+    assert _exercise_grades("```{exercise} ★★★★ Too many\n```\n") == [""]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_exercises_are_graded(md):
+    """A course text grades its exercises: at least six per chapter, each titled ★, ★★ or ★★★, every grade present."""
+    section = _exercises_section(md)
+    if section is None:
+        pytest.skip(f"{md.name} has no Exercises section")
+    grades = _exercise_grades(section)
+    assert len(grades) >= 6, f"{md.name}: {len(grades)} exercises, a course section needs at least six"
+    ungraded = grades.count("")
+    assert not ungraded, f"{md.name}: {ungraded} exercises lack a grade marker at the start of the title"
+    missing = {"★", "★★", "★★★"} - set(grades)
+    assert not missing, f"{md.name}: no exercise of grade {sorted(missing)}"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_exercises_open_with_the_grading_key(md):
+    section = _exercises_section(md)
+    if section is None:
+        pytest.skip(f"{md.name} has no Exercises section")
+    assert section.lstrip("\n").startswith(GRADE_LINE + "\n"), f"{md.name}: open the Exercises with {GRADE_LINE!r}"
