@@ -348,10 +348,13 @@ def test_a_certificate_button_shows_its_flip(standalone):
 
 @pytest.mark.browser
 def test_hostile_names_stay_text(standalone):
+    """A model named ``</b>m0`` is shown as text everywhere (boxes, steps, tables, chart), never parsed as markup."""
     page, _ = standalone
     root = page.locator(".bv-explorable[data-kind=domains]")
-    assert root.locator("b").count() == 0 or "</b>m0" not in root.inner_html().replace("&lt;/b&gt;m0", "")
-    assert "</b>m0" in root.locator("label").first.inner_text()
+    markup = root.inner_html()
+    assert "</b>m0" not in markup and markup.count("&lt;/b&gt;m0") >= 4
+    assert root.locator("label").first.inner_text().strip() == "</b>m0"
+    assert "</b>m0" in root.locator(".bv-steps li").first.inner_text()
 
 
 @pytest.mark.browser

@@ -7,14 +7,15 @@ holds the library's own results wherever the page cannot recompute them:
 
 * :func:`model_toggle`: pairwise win and comparison counts
   (:func:`benchvote.pairwise_wins`); the page sums exact rational win rates
-  over the ticked field, as :func:`benchvote.protected_ranking` does.  With
+  over the ticked field, as :func:`benchvote.protected_ranking` does, and
+  offers a button per certificate (a set of pool models).  With
   ``convention="quantile"`` every subset of the pool is computed here and
   looked up, with the exact quantile win rates as fractions.
 * :func:`label_noise`: the table and the worst-case weights of
   :func:`benchvote.sensitivity.cardinal_sensitivity`; the page ranks weighted
-  means with the library's tie tolerance and midranks.
-* :func:`missing_share`: every state of the slider, computed here with
-  :func:`benchvote.missing.knock_out` and looked up.
+  means with the library's tie tolerance and midranks (sliders on a log scale).
+* :func:`missing_share`: every state of the slider, with both rules' scores,
+  computed here with :func:`benchvote.missing.knock_out` and looked up.
 * :func:`cell_knockout`: the table; the page recomputes the mean of observed
   scores and one-level Borda (:func:`benchvote.missing.partial_borda`, by its
   closed form).
@@ -86,7 +87,7 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 31 KB)."""
+        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 52 KB)."""
         payload = script_json(self.data)
         return (
             f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
