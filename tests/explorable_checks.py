@@ -27,9 +27,13 @@ def view(root) -> dict:
     return root.evaluate("e => e.bvView()")
 
 
-def set_range(slider, value: float) -> None:
-    """Move a range input as a reader's drag does: set the value and fire ``input``."""
-    slider.evaluate("(e, v) => { e.value = String(v); e.dispatchEvent(new Event('input', {bubbles: true})); }", value)
+def set_range(slider, value) -> None:
+    """Move a range input as a reader's drag does: set the value (a number, "min" or "max") and fire ``input``."""
+    slider.evaluate(
+        "(e, v) => { e.value = String(v === 'min' ? e.min : v === 'max' ? e.max : v);"
+        " e.dispatchEvent(new Event('input', {bubbles: true})); }",
+        value,
+    )
 
 
 def chart_state(root) -> str:
@@ -160,14 +164,30 @@ def check_label_noise(root, rng: np.random.Generator, settings: int = 5) -> int:
         assert abs(v["tau"] - tau) < 1e-12 and abs(v["mrc"] - mrc) < 1e-12
         shown = list(d["shown"])
         assert v["shownAfter"] == bv.rank(np.asarray(after)[shown], higher_is_better=False).tolist()
+        values = np.asarray(d["values"], dtype=float)
+        means = values @ alpha / alpha.sum()
+        assert np.allclose(v["means"], means, rtol=0, atol=1e-12)
+        rows = root.locator("table[data-table=means] tr[data-model]")
+        assert rows.count() == len(shown)
+        for q, i in enumerate(shown):  # the table prints the numbers the ranks come from
+            cells = rows.nth(q).locator("td").all_inner_texts()
+            assert cells[1:3] == [f"{values[i].mean():.4f}", f"{means[i]:.4f}"], (cells, means[i])
         return alpha
 
+    # the sliders are logarithmic: the value is log10(alpha), and the ends are eps and 1 exactly
+    assert float(sliders.first.get_attribute("min")) == np.log10(d["eps"])
+    assert float(sliders.first.get_attribute("max")) == 0.0
     for s in range(settings):
-        alpha = rng.uniform(d["eps"], 1.0, size=n) if s % 2 == 0 else rng.choice([d["eps"], 1.0], size=n)
+        alpha = (
+            np.exp(rng.uniform(np.log(d["eps"]), 0.0, size=n)) if s % 2 == 0 else rng.choice([d["eps"], 1.0], size=n)
+        )
         for i in range(n):
-            set_range(sliders.nth(i), float(alpha[i]))
+            set_range(
+                sliders.nth(i),
+                float(np.log10(alpha[i])) if d["eps"] < alpha[i] < 1 else ("min" if alpha[i] == d["eps"] else 0),
+            )
         got = compare()
-        assert np.allclose(got, alpha, rtol=0, atol=1e-12)
+        assert np.allclose(got, alpha, rtol=1e-12, atol=0)
         done += 1
     root.locator("button[name=worst]").click()
     got = compare()
@@ -197,9 +217,13 @@ def check_missing_share(root, rng: np.random.Generator, settings: int = 5) -> in
             bv.rank(bv.mean_score(holed, nan_policy="omit"), tol=d["tol"]),
             bv.rank(partial_borda(holed, tol=d["tol"]), tol=d["tol"]),
         ]
+        values = [bv.mean_score(holed, nan_policy="omit"), partial_borda(holed, tol=d["tol"])]
         for k in range(2):
             assert v["ranks"][k] == after[k][d["shown"][k]].tolist()
             assert abs(v["tau"][k] - bv.kendall_tau_distance(full[k], after[k])) < 1e-12
+            assert np.allclose(v["values"][k], values[k][d["shown"][k]].to_numpy(), rtol=0, atol=1e-9)
+            cells = root.locator(f"table[data-table=scores-{k}] tr[data-model]").first.locator("td").all_inner_texts()
+            assert cells[2] == f"{values[k][d['shown'][k][0]]:.{3 if k == 0 else 2}f}", cells
     return len(positions)
 
 
@@ -242,12 +266,15 @@ def check_effort(root, rng: np.random.Generator, settings: int = 5) -> int:
     d = payload(root)
     n = len(d["tasks"])
     sliders = root.locator("input[type=range]")
-    assert sliders.count() == 2 * n
+    assert sliders.count() == 2 * n + 1
+    budget = root.locator("input[name=budget]")
 
     def compare():
         v = view(root)
         a, b = np.asarray(v["a"]), np.asarray(v["b"])
-        plan = water_filling([lambda x, a=ai, b=bi: a * b / (1 + b * x) for ai, bi in zip(a, b)], d["budget"])
+        plan = water_filling([lambda x, a=ai, b=bi: a * b / (1 + b * x) for ai, bi in zip(a, b)], v["budget"])
+        assert v["drawnLevel"] == v["level"], "the water level drawn is not the one computed"
+        assert abs(sum(v["allocation"]) - v["budget"]) < 1e-9 * max(1.0, v["budget"])
         assert np.allclose(v["allocation"], plan.allocation, rtol=0, atol=1e-7), (v["allocation"], plan.allocation)
         assert abs(v["level"] - plan.level) <= 1e-7 * max(1.0, plan.level)
         big = np.abs(plan.allocation) > 1e-6
@@ -256,15 +283,62 @@ def check_effort(root, rng: np.random.Generator, settings: int = 5) -> int:
         assert abs(v["gain"] - gain) < 1e-7
         return a, b
 
-    for _ in range(settings):
+    for s in range(settings):
         for k in range(n):  # sliders alternate a, b per task
             set_range(sliders.nth(2 * k), float(rng.uniform(*d["aRange"])))
             set_range(sliders.nth(2 * k + 1), float(rng.uniform(*d["bRange"])))
+        if s % 2:
+            set_range(budget, float(rng.uniform(*d["budgetRange"])))
         compare()
     root.locator("button[name=reset]").click()
     a, b = compare()
     assert np.allclose(a, d["a"]) and np.allclose(b, d["b"]), "reset did not restore the chapter's curves"
+    assert view(root)["budget"] == d["budget"], "reset did not restore the budget"
     return settings + 1
+
+
+def check_domains(root, rng: np.random.Generator, settings: int = 5) -> int:
+    """Tick model subsets; the verdicts, ballots, margins and Condorcet winner against benchvote.domains and voting."""
+    from benchvote.domains import domain_report, profile_majority, rankings_from_scores
+    from benchvote.voting import condorcet_winner
+
+    d = payload(root)
+    models = d["models"]
+    boxes = root.locator("input[type=checkbox]")
+    assert boxes.count() == len(models)
+    # the payload's ballots are the profile; a score table that induces it lets benchvote.voting decide independently
+    ballots = [[models[k] for k in b] for b in d["ballots"]]
+    table = pd.DataFrame({m: [-b.index(x) for x in models] for m, b in zip(d["metrics"], ballots)}, index=models)
+    assert rankings_from_scores(table, tie_break="alphabetical") == [tuple(b) for b in ballots]
+    sizes = [3, d["maxModels"], 2] + [
+        int(rng.integers(3, min(d["maxModels"], len(models)) + 1)) for _ in range(settings)
+    ]
+    for size in sizes:
+        chosen = sorted(int(k) for k in rng.permutation(len(models))[:size])
+        for k in range(len(models)):
+            boxes.nth(k).set_checked(k in chosen)
+        v = view(root)
+        names = [models[k] for k in chosen]
+        assert v["ticked"] == names
+        if size < 3:
+            assert "error" in v and "Tick 3 to" in root.locator(".bv-summary").inner_text()
+            continue
+        profile = [tuple(x for x in b if x in names) for b in ballots]
+        r = domain_report(profile)
+        assert v["singlePeaked"] == r.single_peaked and v["groupSeparable"] == r.group_separable
+        assert v["cycles"] == r.cycles
+        if v["axis"] is not None:
+            from benchvote.domains import is_single_peaked_on
+
+            assert is_single_peaked_on(profile, v["axis"])
+        assert v["ballots"] == [list(b) for b in profile]
+        assert v["margins"] == profile_majority(profile).loc[names, names].to_numpy().astype(int).tolist()
+        winner = condorcet_winner(table.loc[names])
+        assert v["condorcet"] == winner, (v["condorcet"], winner)
+        arrows = root.locator("svg[data-chart=majority] g[data-arrow]")
+        assert arrows.count() == int((np.asarray(v["margins"]) > 0).sum())
+        assert (root.locator("svg[data-chart=majority] g[data-cycle=yes]").count() > 0) == (r.cycles > 0)
+    return len(sizes)
 
 
 CHECKS = {
@@ -273,7 +347,48 @@ CHECKS = {
     "missing-share": check_missing_share,
     "cell-knockout": check_cell_knockout,
     "effort": check_effort,
+    "domains": check_domains,
 }
+
+
+def perform(root, actions: list[dict]) -> None:
+    """Do what a guided step says, as a reader would: tick boxes, press a button, move a slider."""
+    for act in actions:
+        if act["op"] == "boxes":
+            boxes = root.locator("input[type=checkbox]")
+            for k in range(boxes.count()):
+                name = boxes.nth(k).get_attribute("name")
+                boxes.nth(k).set_checked(name in act["on"] if "on" in act else name not in act["off"])
+        elif act["op"] == "click":
+            root.locator(f"button[name={act['name']}]").click()
+        elif act["op"] == "range":
+            set_range(root.locator(f"input[type=range][name={act['name']}]"), act["value"])
+        else:
+            raise ValueError(f"unknown action {act['op']!r}")
+
+
+def _close(got, want) -> bool:
+    if isinstance(want, float):
+        return isinstance(got, (int, float)) and abs(got - want) <= 1e-9 * max(1.0, abs(want))
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
+    return got == want
+
+
+def check_steps(root) -> int:
+    """Perform every step of the guided path printed under the controls; the page must show the promised outcome."""
+    d = payload(root)
+    printed = root.locator(".bv-steps li").all_inner_texts()
+    assert printed == [f"{st['say']} You should see: {st['see']}." for st in d.get("steps", [])]
+    for st in d.get("steps", []):
+        perform(root, st["do"])
+        v = view(root)
+        for key, want in st["view"].items():
+            assert _close(v.get(key), want), (st["say"], key, v.get(key), want)
+        summary = root.locator(".bv-summary").inner_text()
+        for phrase in st["text"]:
+            assert phrase in summary, (st["say"], phrase, summary)
+    return len(d.get("steps", []))
 
 
 def controls_change_charts(root) -> int:
@@ -292,12 +407,25 @@ def controls_change_charts(root) -> int:
         assert chart_state(root) != before, f"slider {slider.get_attribute('name')} changed nothing"
         set_range(slider, now)
         used += 1
+    boxes = root.locator("input[type=checkbox]")
+    sliders = root.locator("input[type=range]")
+
+    def scramble(which: int) -> None:
+        """A few states that no single button produces: a slider off its marks, all boxes on, all boxes off."""
+        if which == 0 and sliders.count():
+            lo, hi = (float(sliders.first.get_attribute(a)) for a in ("min", "max"))
+            set_range(sliders.first, (lo + hi) / 2 + (hi - lo) / 7)
+        for k in range(boxes.count()):
+            boxes.nth(k).set_checked(which != 2)
+
     for button in root.locator("button").all():
-        slider = root.locator("input[type=range]").first
-        lo, hi = (float(slider.get_attribute(a)) for a in ("min", "max"))
-        set_range(slider, (lo + hi) / 2 + (hi - lo) / 7)  # a state that no button produces
-        before = chart_state(root)
-        button.click()
-        assert chart_state(root) != before, f"button {button.inner_text()!r} changed nothing"
+        for which in range(3):
+            scramble(which)
+            before = chart_state(root)
+            button.click()
+            if chart_state(root) != before:
+                break
+        else:
+            raise AssertionError(f"button {button.inner_text()!r} changed nothing")
         used += 1
     return used

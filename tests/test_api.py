@@ -173,16 +173,13 @@ CALLS = {
     "explorables.label_noise": dict(top=4, eps=0.1, worst=[1.0, 0.1, 1.0, 0.1]),
     "explorables.missing_share": dict(top=4, shares=[0.0, 0.2]),
     "explorables.cell_knockout": {},
+    "explorables.domain_explorer": dict(models=["m0", "m1", "m2", "m3"], max_models=3),
 }
 #: measures whose input is not a whole models x tasks table
 NOT_A_TABLE = {
     "missing.task_matrix": "one task's score vector",
     "missing.two_level_borda": "instance-level tables",
     "intervals.instance_rank_intervals": "a long table of instance scores (tested in test_intervals)",
-    "widgets.model_toggle": "live widgets (tested in test_widgets)",
-    "widgets.label_noise_sliders": "live widgets",
-    "widgets.missing_share_slider": "live widgets",
-    "widgets.cell_knockout_grid": "live widgets",
 }
 
 

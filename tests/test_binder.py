@@ -3,8 +3,9 @@
 The fixture builds a fresh venv from the pip section of ``environment.yml`` and runs ``postBuild`` in it (with
 private Jupyter config and data folders), then starts JupyterLab from that venv on a copy of the chapters.  The
 tests run every cell of three chapters and use check boxes, sliders, the keyboard and a button.  The explorables
-(computed in the page) must show what the library computes in this process; the domain explorer, the one
-ipywidget, must show what the library's widget shows for the same action.  A third test opens a MyST-markdown
+(computed in the page) must show what the library computes in this process; the domain explorer's widget, the one
+ipywidget left (it lets the reader pick any scenario and metrics), must show what the library's widget shows for the
+same action.  A third test opens a MyST-markdown
 chapter and checks that JupyterLab opens it as a notebook (jupytext).
 
 The venv is kept in ``_build/binder-venv`` and rebuilt when the environment files change.  ``make test`` runs
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from explorable_checks import check_effort, check_model_toggle
+from explorable_checks import check_domains, check_effort, check_model_toggle
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 
@@ -238,6 +239,8 @@ def test_domain_explorer_is_live(lab, browser):
     base, token, _ = lab
     page = _open(browser, base, token, "domains.ipynb")
     _run_all(page)
+    # the chapter's explorable (computed in the page) beside the widget shows what the library computes
+    assert check_domains(_explorables(page, 1).first, np.random.default_rng(0), settings=3) >= 3
     page.wait_for_selector(".widget-checkbox input", timeout=60_000)
 
     def report():

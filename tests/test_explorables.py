@@ -7,13 +7,14 @@ Debian's Chromium but not the built book (marker ``browser``).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from chromium import CHROMIUM, FLAGS
-from explorable_checks import CHECKS, controls_change_charts
+from explorable_checks import CHECKS, check_steps, controls_change_charts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,73 @@ def test_html_is_self_contained():
     assert ex.cell_knockout(s)._repr_html_() == text
 
 
+def test_domain_lookup_is_the_library_report_of_every_subset():
+    from itertools import combinations
+
+    from benchvote.domains import domain_report, rankings_from_scores
+
+    s = _voters()
+    x = ex.domain_explorer(s, [True, False, True], models=list(s.index[:7]), max_models=5)
+    models = list(s.index[:7])
+    assert len(x.data["lookup"]) == sum(len(list(combinations(range(7), k))) for k in range(3, 6))
+    for key, (axis, separable, cycles) in x.data["lookup"].items():
+        chosen = [models[k] for k in range(7) if int(key) >> k & 1]
+        r = domain_report(rankings_from_scores(s.loc[chosen], [True, False, True]))
+        assert (axis is None) == (r.single_peaked_axis is None) and separable == r.group_separable
+        assert cycles == r.cycles
+    assert any(c for _, _, c in x.data["lookup"].values()), "the table should have a cycle to show"
+    assert x.steps and x.steps[0]["view"]["cycles"] == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(models=["m1", "m2"]), "3 to 12"),
+        (dict(models=["m1", "m2", "zz"]), "zz"),
+        (dict(models=["m1", "m2", "m3"], max_models=9), "max_models"),
+        (dict(models=["m1", "m2", "m3"], checked=["m4"]), "m4"),
+    ],
+)
+def test_domain_explorer_refuses_bad_input(kwargs, message):
+    with pytest.raises((ValueError, KeyError), match=message):
+        ex.domain_explorer(_voters(), **kwargs)
+
+
+def test_every_explorable_has_a_guided_path_written_from_the_library():
+    for x in _explorables(np.random.default_rng(2026)):
+        assert x.steps, x.kind
+        for step in x.steps:
+            assert step["say"] and step["see"] and step["do"] and (step["view"] or step["text"])
+
+
+def test_the_textbook_step_promises_the_tie_at_seven_ninths():
+    s = pd.DataFrame({"t1": [2, 1, 3], "t2": [2, 1, 3], "t3": [1, 3, 2]}, index=list("ABC"))
+    (step,) = ex.model_toggle(s, False, protected=["A", "B"], pool=["C"], convention="quantile").steps
+    assert step["say"] == "Tick C alone."
+    assert step["see"] == "A and B now tie (A at 7/9 = 0.7778, B at 7/9 = 0.7778)"
+    assert step["view"]["fractions"] == ["7/9", "7/9"] and step["view"]["reversed"] == 0
+
+
+def test_effort_steps_follow_the_library_water_filling():
+    from benchvote.strategy import water_filling
+
+    x = ex.effort([2.0, 1.0, 0.5, 0.2], [1.0, 2.0, 3.0, 0.5], ["w", "x", "y", "z"], budget=2.0)
+    a, b = np.asarray(x.data["a"]), np.asarray(x.data["b"])
+    for step in x.steps:
+        budget = step["do"][0]["value"]
+        plan = water_filling([lambda t, a=ai, b=bi: a * b / (1 + b * t) for ai, bi in zip(a, b)], budget)
+        assert np.isclose(step["view"]["level"], plan.level) and step["view"]["active"] == plan.active.tolist()
+    assert [step["view"]["active"].count(True) for step in x.steps] == [1, 3]
+
+
+def test_certificates_must_come_from_the_pool():
+    s = _table(np.random.default_rng(0), 6, 3, ties=False)
+    with pytest.raises(KeyError, match="M0"):
+        ex.model_toggle(s, protected=["M0", "M1"], pool=["M2", "M3"], certificates=[["M0"]])
+    with pytest.raises(ValueError, match="at least one"):
+        ex.model_toggle(s, protected=["M0", "M1"], pool=["M2", "M3"], certificates=[[]])
+
+
 def test_label_noise_worst_case_comes_from_the_library():
     s = _table(np.random.default_rng(3), 9, 4, ties=False)
     x = ex.label_noise(s, eps=0.2, seed=0)
@@ -151,7 +219,39 @@ def _explorables(rng):
     out.append(ex.missing_share(_table(rng, 10, 6, ties=False), top=6, seed=3))
     out.append(ex.cell_knockout(_table(rng, 5, 4, missing=0.2), [True, False, True, True]))
     out.append(ex.effort([2.0, 1.0, 0.5, 0.2], [1.0, 2.0, 3.0, 0.5], ["w", "x", "y", "z"], budget=2.0))
+    # certificates: the sets of pool models that the library's iia_report finds for each reversible pair
+    out.append(
+        ex.model_toggle(
+            s,
+            hib,
+            protected=["M0", "M1", "M2", "M3"],
+            pool=["M4", "M5", "M6", "M7", "M8"],
+            certificates=_certificates(s, hib, ["M0", "M1", "M2", "M3"], ["M4", "M5", "M6", "M7", "M8"]),
+        )
+    )
+    out.append(
+        ex.domain_explorer(_voters(), [True, False, True], models=list(_voters().index), checked=["</b>m0", "m1", "m2"])
+    )
     return out
+
+
+def _certificates(s, hib, protected, pool):
+    from benchvote.axioms import iia_report
+
+    rep = iia_report(s, hib, protected=protected, pool=pool)
+    found = [list(c) for c in rep.loc[rep.status == "reversible", "certificate"]]
+    assert found, "the generated table should have a reversible pair"
+    return found
+
+
+def _voters():
+    """Nine models and three metrics with a majority cycle; one name is hostile markup."""
+    rng = np.random.default_rng(11)
+    values = rng.permutation(np.arange(27.0)).reshape(9, 3)
+    return pd.DataFrame(values, index=["</b>m0", *[f"m{i}" for i in range(1, 9)]], columns=["acc", "time", "fair"])
+
+
+N_EXPLORABLES = 9
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +281,16 @@ def standalone(tmp_path_factory):
 def test_every_explorable_mounts_without_errors(standalone):
     page, errors = standalone
     roots = page.locator(".bv-explorable")
-    assert roots.count() == 7
-    assert page.locator(".bv-explorable[data-mounted=yes]").count() == 7
+    assert roots.count() == N_EXPLORABLES
+    assert page.locator(".bv-explorable[data-mounted=yes]").count() == N_EXPLORABLES
+    assert sorted(set(roots.evaluate_all("rs => rs.map(r => r.dataset.kind)"))) == sorted(ex.KINDS)
     assert not errors, errors
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "explorables__standalone.png"), full_page=True)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("index", range(7))
+@pytest.mark.parametrize("index", range(N_EXPLORABLES))
 def test_the_page_shows_the_library_numbers(standalone, index):
     page, errors = standalone
     root = page.locator(".bv-explorable").nth(index)
@@ -200,11 +301,60 @@ def test_the_page_shows_the_library_numbers(standalone, index):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("index", range(7))
+@pytest.mark.parametrize("index", range(N_EXPLORABLES))
 def test_every_control_changes_the_chart(standalone, index):
     page, errors = standalone
     assert controls_change_charts(page.locator(".bv-explorable").nth(index)) > 0
     assert not errors, errors
+
+
+@pytest.mark.browser
+def test_one_registry_of_kinds(standalone):
+    """The page script, the Python builders and the browser checks know the same kinds."""
+    page, _ = standalone
+    assert sorted(page.evaluate("() => window.benchvoteExplorables.kinds")) == sorted(ex.KINDS) == sorted(CHECKS)
+    assert all(ex.KINDS[kind].__name__ in ex.__all__ for kind in ex.KINDS)
+
+
+@pytest.mark.browser
+def test_every_guided_step_shows_what_it_promises(standalone):
+    """Reload, then perform each explorable's "Try this" steps in order and compare the page with the outcome."""
+    page, errors = standalone
+    page.reload()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.bv-explorable[data-mounted=yes]').length == {N_EXPLORABLES}"
+    )
+    steps = [check_steps(root) for root in page.locator(".bv-explorable").all()]
+    assert all(n >= 1 for n in steps), steps
+    assert not errors, errors
+
+
+@pytest.mark.browser
+def test_a_certificate_button_shows_its_flip(standalone):
+    page, errors = standalone
+    root = page.locator(".bv-explorable").nth(7)
+    data = json.loads(root.locator("script.bv-data").text_content())
+    s = _table(np.random.default_rng(2026), 9, 5, missing=0.25)
+    for k, members in enumerate(data["certificates"]):
+        root.locator(f"button[name=cert-{k}]").click()
+        v = root.evaluate("e => e.bvView()")
+        added = [data["pool"][q] for q in members]
+        assert v["added"] == added
+        assert v["reversed"] >= 1, "a certificate reverses at least its own pair"
+        expected = bv.protected_ranking(s, [True, False, True, True, False], protected=data["protected"], added=added)
+        assert v["after"] == expected.tolist()
+    assert not errors, errors
+
+
+@pytest.mark.browser
+def test_hostile_names_stay_text(standalone):
+    """A model named ``</b>m0`` is shown as text everywhere (boxes, steps, tables, chart), never parsed as markup."""
+    page, _ = standalone
+    root = page.locator(".bv-explorable[data-kind=domains]")
+    markup = root.inner_html()
+    assert "</b>m0" not in markup and markup.count("&lt;/b&gt;m0") >= 4
+    assert root.locator("label").first.inner_text().strip() == "</b>m0"
+    assert "</b>m0" in root.locator(".bv-steps li").first.inner_text()
 
 
 @pytest.mark.browser

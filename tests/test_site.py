@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 from chromium import CHROMIUM, FLAGS
-from explorable_checks import CHECKS, controls_change_charts
+from explorable_checks import CHECKS, check_steps, controls_change_charts
 
 pytestmark = pytest.mark.site
 
@@ -156,6 +156,7 @@ EXPECTED_EXPLORABLES = {
     "notebooks/tradeoff.html": ["label-noise"],
     "notebooks/missing.html": ["missing-share", "cell-knockout"],
     "notebooks/strategy.html": ["effort"],
+    "notebooks/domains.html": ["domains"],
 }
 CONTROLS = "input:not([type=hidden]), select, textarea, button, [role=slider], [contenteditable=true]"
 
@@ -187,6 +188,23 @@ def test_explorables_show_the_library_numbers(server, browser, path):
             root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_before.png"))
             assert CHECKS[kind](root, np.random.default_rng(k), settings=5) >= 5
             root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_after.png"))
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_every_chapter_has_an_explorable():
+    chapters = [p for p in toc_pages() if p.startswith("notebooks/") and not p.endswith("audit.html")]
+    assert set(chapters) <= set(EXPECTED_EXPLORABLES), set(chapters) - set(EXPECTED_EXPLORABLES)
+
+
+@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
+def test_guided_steps_show_what_they_promise(server, browser, path):
+    """On a fresh page, perform every "Try this" step of every explorable of the chapter, in order."""
+    context, page, errors = _chapter(browser, server, path)
+    try:
+        done = [check_steps(root) for root in page.locator(".bv-explorable").all()]
+        assert done and all(n >= 1 for n in done), done
         assert not errors, errors
     finally:
         context.close()

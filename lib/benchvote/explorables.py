@@ -7,19 +7,31 @@ holds the library's own results wherever the page cannot recompute them:
 
 * :func:`model_toggle`: pairwise win and comparison counts
   (:func:`benchvote.pairwise_wins`); the page sums exact rational win rates
-  over the ticked field, as :func:`benchvote.protected_ranking` does.  With
+  over the ticked field, as :func:`benchvote.protected_ranking` does, and
+  offers a button per certificate (a set of pool models).  With
   ``convention="quantile"`` every subset of the pool is computed here and
   looked up, with the exact quantile win rates as fractions.
 * :func:`label_noise`: the table and the worst-case weights of
   :func:`benchvote.sensitivity.cardinal_sensitivity`; the page ranks weighted
-  means with the library's tie tolerance and midranks.
-* :func:`missing_share`: every state of the slider, computed here with
-  :func:`benchvote.missing.knock_out` and looked up.
+  means with the library's tie tolerance and midranks (sliders on a log scale).
+* :func:`missing_share`: every state of the slider, with both rules' scores,
+  computed here with :func:`benchvote.missing.knock_out` and looked up.
 * :func:`cell_knockout`: the table; the page recomputes the mean of observed
   scores and one-level Borda (:func:`benchvote.missing.partial_borda`, by its
   closed form).
 * :func:`effort`: the return curves; the page solves water filling for
-  logarithmic returns in closed form (:func:`benchvote.strategy.water_filling`).
+  logarithmic returns in closed form (:func:`benchvote.strategy.water_filling`)
+  and draws the vessels and their water level.
+* :func:`domain_explorer`: check boxes for up to ``max_models`` models; every
+  subset's verdicts (:func:`benchvote.domains.domain_report`) are computed here
+  and looked up, and the page draws the majority relation from the margins of
+  :func:`benchvote.domains.profile_majority`.
+
+Every explorable also carries a guided path, :attr:`Explorable.steps`: what
+to do and what the reader should then see, written here from the library's
+own results.  The page prints the steps under the controls, and the browser
+tests perform each one and compare the page with the expected outcome.
+:data:`KINDS` is the one registry of kinds that the code and the tests loop over.
 
 The site tests drive every control in Chromium and compare what the page shows
 with these functions' library counterparts.
@@ -29,7 +41,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -41,7 +53,17 @@ import pandas as pd
 from ._validation import as_direction, as_label_list, as_score_frame, check_choice, check_number, check_tol, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
-__all__ = ["Explorable", "model_toggle", "label_noise", "missing_share", "cell_knockout", "effort", "script_json"]
+__all__ = [
+    "KINDS",
+    "Explorable",
+    "model_toggle",
+    "label_noise",
+    "missing_share",
+    "cell_knockout",
+    "effort",
+    "domain_explorer",
+    "script_json",
+]
 
 
 @cache
@@ -65,7 +87,7 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 31 KB)."""
+        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 52 KB)."""
         payload = script_json(self.data)
         return (
             f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
@@ -77,6 +99,38 @@ class Explorable:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+    @property
+    def steps(self) -> list[dict]:
+        """The guided path: each step has ``say`` (what to do), ``see`` (what the reader should then see),
+        ``do`` (the same actions as data: ``boxes`` with ``on`` or ``off``, ``click``, ``range``) and
+        ``view``/``text`` (the outcome: values of ``bvView()`` and phrases of the summary)."""
+        return list(self.data.get("steps", ()))
+
+
+def _step(say: str, see: str, do: list[dict], view: dict | None = None, text: Sequence[str] = ()) -> dict:
+    """One step of a guided path (see :attr:`Explorable.steps`)."""
+    return {"say": say, "see": see, "do": do, "view": view or {}, "text": list(text)}
+
+
+def _describe(before: Any, after: Any, labels: Sequence[str]) -> list[str]:
+    """How each changed pair now stands, in the words of the page's summary ("A now ahead of B", "A and B now tie")."""
+    from .ranking import changed_pairs
+
+    out = []
+    for i, j in changed_pairs(np.asarray(before, dtype=float), np.asarray(after, dtype=float)):
+        a, b = labels[i], labels[j]
+        if after[i] == after[j]:
+            out.append(f"{a} and {b} now tie")
+        else:
+            out.append(f"{a} now ahead of {b}" if after[i] < after[j] else f"{b} now ahead of {a}")
+    return out
+
+
+def _names(labels: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    labels = [str(x) for x in labels]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 _SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -124,6 +178,7 @@ def model_toggle(
     pool: Sequence,
     convention: str = "strict",
     checked: Sequence = (),
+    certificates: Sequence[Sequence] = (),
     columns: int = 3,
     tol: float = DEFAULT_TIE_TOLERANCE,
     caption: str = "Win-rate ranks of the protected models, without and with the ticked models in the field.",
@@ -153,6 +208,11 @@ def model_toggle(
         Win-rate convention of :func:`benchvote.mean_win_rate`.
     checked : sequence of labels
         Pool models ticked at the start.
+    certificates : sequence of sequences of labels
+        Sets of pool models, each with a *certificate* button that ticks exactly
+        that set (for instance the certificates of :func:`benchvote.axioms.iia_report`).
+        The guided path presses the one that reverses the most pairs; without
+        certificates it ticks the pool model that alone changes the most pairs.
     columns : int
         Columns of the check-box grid.
     tol : float
@@ -184,6 +244,9 @@ def model_toggle(
     overlap = set(protected) & set(pool)
     if overlap:
         raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
+    certificates = [as_label_list(c, "certificates", pool) for c in certificates]
+    if any(not c for c in certificates):
+        raise ValueError("every certificate needs at least one pool model")
     base = protected_ranking(frame, higher_is_better, protected=protected, convention=convention, tol=tol)
     field_labels = protected + pool
     sub = frame.loc[field_labels]
@@ -201,6 +264,7 @@ def model_toggle(
         "tasks": [str(t) for t in frame.columns],
         "higher_is_better": [bool(d) for d in direction],
         "tol": tol,
+        "certificates": [sorted({pool.index(x) for x in c}) for c in certificates],
     }
     if convention == "strict":
         if _chains(sub.to_numpy(dtype=float), tol):
@@ -229,7 +293,113 @@ def model_toggle(
             )
         data["lookup"] = lookup
         data["fractions"] = [_quantile_fractions(frame, direction, protected, added, tol) for added in subsets]
+    data["steps"] = _toggle_steps(frame, higher_is_better, protected, pool, data)
     return Explorable("model-toggle", data)
+
+
+def _rate_text(f: Any) -> str:
+    """A win rate as the page prints it: "7/9 = 0.7778" when the reduced denominator is at most 200."""
+    text = f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+    return f"{text} = {float(f):.4f}" if f.denominator <= 200 else f"{float(f):.4f}"
+
+
+def _toggle_rates(data: dict, added: list[int]) -> list[Any]:
+    """Exact win rates of the protected models with the pool models ``added`` (indices), as the page sums them."""
+    from fractions import Fraction
+
+    p = len(data["protected"])
+    if data["convention"] == "quantile":
+        return [Fraction(a, b) for a, b in data["fractions"][sum(2**k for k in added)]]
+    field_idx = list(range(p)) + [p + k for k in added]
+    return [
+        sum((Fraction(data["wins"][a][j], data["compared"][a][j]) for j in field_idx if j != a), Fraction(0))
+        / len(field_idx)
+        for a in range(p)
+    ]
+
+
+def _toggle_steps(frame: pd.DataFrame, higher_is_better: Any, protected: list, pool: list, data: dict) -> list[dict]:
+    """The guided path of :func:`model_toggle`, with outcomes from :func:`benchvote.protected_ranking`."""
+    from .aggregation import protected_ranking
+    from .ranking import changed_pairs, flipped_pairs
+
+    def outcome(added: list[int]) -> dict | None:
+        try:
+            after = _ranks(
+                protected_ranking(
+                    frame,
+                    higher_is_better,
+                    protected=protected,
+                    added=[pool[k] for k in added],
+                    convention=data["convention"],
+                    tol=data["tol"],
+                )
+            )
+        except ValueError:  # the library refuses this field (two models share no task)
+            return None
+        rates = _toggle_rates(data, added)
+        changed = changed_pairs(np.asarray(data["base"]), np.asarray(after))
+        parts = _describe(data["base"], after, data["protected"])
+        shown = list(parts[:2])
+        if changed:  # the numbers behind the first change, in the order the sentence names the models
+            i, j = changed[0] if after[changed[0][0]] <= after[changed[0][1]] else changed[0][::-1]
+            names = data["protected"]
+            shown[0] += f" ({names[i]} at {_rate_text(rates[i])}, {names[j]} at {_rate_text(rates[j])})"
+        see = "; ".join(shown) + (f" and {len(parts) - 2} more" if len(parts) > 2 else "")
+        view = {
+            "added": [data["pool"][k] for k in added],
+            "after": after,
+            "changed": len(changed),
+            "reversed": len(flipped_pairs(np.asarray(data["base"]), np.asarray(after))),
+            "fractions": [f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator) for f in rates],
+        }
+        return {"see": see or "no pair of protected models changes order", "view": view, "text": parts[:2]}
+
+    steps = []
+    if data["certificates"]:
+        found: list[tuple[int, dict]] = [
+            (k, o) for k, c in enumerate(data["certificates"]) if (o := outcome(sorted(c))) is not None
+        ]
+        k, o = max(found, key=lambda ko: (ko[1]["view"]["reversed"], -ko[0]))
+        names = _names([data["pool"][q] for q in data["certificates"][k]])
+        steps.append(
+            _step(
+                f"Press “certificate {k + 1}”, which ticks {names} and nothing else.",
+                o["see"],
+                [{"op": "click", "name": f"cert-{k}"}],
+                o["view"],
+                o["text"],
+            )
+        )
+    else:
+        alone: list[tuple[int, dict]] = [
+            (k, o) for k in range(len(pool)) if (o := outcome([k])) is not None and o["view"]["changed"]
+        ]
+        if alone:
+            k, o = max(alone, key=lambda ko: (ko[1]["view"]["changed"], -ko[0]))
+            steps.append(
+                _step(
+                    f"Tick {data['pool'][k]} alone.",
+                    o["see"],
+                    [{"op": "boxes", "on": [f"add-{k}"]}],
+                    o["view"],
+                    o["text"],
+                )
+            )
+    if len(pool) > 1:
+        every = outcome(list(range(len(pool))))
+        if every is not None:
+            n = every["view"]["changed"]
+            pairs = len(protected) * (len(protected) - 1) // 2
+            steps.append(
+                _step(
+                    "Tick every box.",
+                    f"{n} of the {pairs} pairs of protected models change order",
+                    [{"op": "boxes", "on": [f"add-{k}" for k in range(len(pool))]}],
+                    every["view"],
+                )
+            )
+    return steps
 
 
 def _quantile_fractions(
@@ -346,20 +516,63 @@ def label_noise(
         raise ValueError(f"worst must hold one weight in [eps, 1] = [{low:g}, 1] per task")
     before = rank(oriented.mean(axis=1), tol=tol)
     shown = np.argsort(before, kind="stable")[: min(top, len(before))]
+    worst = np.clip(worst, low, 1.0)
     return Explorable(
         "label-noise",
         {
+            "steps": _noise_steps(oriented, [str(t) for t in frame.columns], before, worst, low, tol),
             "models": [str(x) for x in frame.index],
             "tasks": [str(t) for t in frame.columns],
             "values": oriented.tolist(),
             "eps": float(low),
-            "worst": np.clip(worst, low, 1.0).tolist(),
+            "worst": worst.tolist(),
             "before": _ranks(before),
             "shown": shown.tolist(),
             "tol": tol,
             "caption": caption,
         },
     )
+
+
+def _noise_steps(
+    values: np.ndarray, tasks: list[str], before: Any, worst: np.ndarray, eps: float, tol: float
+) -> list[dict]:
+    """The guided path of :func:`label_noise`: the worst case, then the one task whose silencing alone moves most."""
+    from .ranking import max_rank_change
+
+    def outcome(alpha: np.ndarray) -> tuple[dict, str]:
+        after = rank(values @ alpha / alpha.sum(), tol=tol)
+        tau, mrc = kendall_tau_distance(before, after), max_rank_change(before, after)
+        view = {"after": _ranks(after), "tau": tau, "mrc": mrc}
+        return view, f"Kendall tau distance {tau:.3f}"
+
+    view, phrase = outcome(worst)
+    steps = [
+        _step(
+            "Press “worst case”.",
+            f"the sliders jump to the weights found by the library and the summary reads {phrase} "
+            f"(max rank change {view['mrc']:.3f})",
+            [{"op": "click", "name": "worst"}],
+            view,
+            [phrase],
+        )
+    ]
+    silenced = []
+    for k in range(len(tasks)):
+        alpha = np.ones(len(tasks))
+        alpha[k] = eps
+        silenced.append(outcome(alpha))
+    k = max(range(len(tasks)), key=lambda q: (silenced[q][0]["tau"], -q))
+    steps.append(
+        _step(
+            f"Press “no noise”, then drag the slider of {tasks[k]} all the way down (ε = {eps:g}).",
+            f"{silenced[k][1]}: silencing that one task moves the ranking most",
+            [{"op": "click", "name": "clean"}, {"op": "range", "name": f"alpha-{k}", "value": "min"}],
+            silenced[k][0],
+            [silenced[k][1]],
+        )
+    )
+    return steps
 
 
 def missing_share(
@@ -371,7 +584,7 @@ def missing_share(
     seed: int = 0,
     tol: float = DEFAULT_TIE_TOLERANCE,
 ) -> Explorable:
-    r"""A slider for the share of scores removed at random, and the top models under two rules.
+    r"""A slider for the share of scores removed at random, and the top models under two rules, with their scores.
 
     For every share, :func:`benchvote.missing.knock_out` (seeded) removes
     cells and the full-table top ``top`` under the mean of observed scores and
@@ -418,26 +631,46 @@ def missing_share(
     direction = _direction(frame, higher_is_better)
     oriented = frame * np.where(direction, 1.0, -1.0)
 
-    def rules(table: pd.DataFrame) -> list[Any]:
-        return [rank(mean_score(table, nan_policy="omit"), tol=tol), rank(partial_borda(table, tol=tol), tol=tol)]
+    def values(table: pd.DataFrame) -> list[Any]:
+        return [mean_score(table, nan_policy="omit"), partial_borda(table, tol=tol)]
 
-    full = rules(oriented)
+    full_values = values(oriented)
+    full = [rank(v, tol=tol) for v in full_values]
     shown = [list(r.sort_values(kind="stable").index[:top]) for r in full]
-    states = []
+    states: list[dict[str, Any]] = []
     for share in shares:
         holed = knock_out(oriented, share, seed=seed)
-        after = rules(holed)
+        now = values(holed)
+        after = [rank(v, tol=tol) for v in now]
         states.append(
             {
                 "share": float(share),
                 "missing": int(holed.isna().sum().sum()),
                 "ranks": [_ranks(a[s]) for a, s in zip(after, shown)],
+                "values": [_ranks(v[s]) for v, s in zip(now, shown)],
                 "tau": [kendall_tau_distance(f, a) for f, a in zip(full, after)],
             }
         )
+    gap = [st["tau"][0] - st["tau"][1] for st in states]
+    pos = max(range(len(states)), key=lambda q: (gap[q], -q))
+    st = states[pos]
+    phrases = [
+        f"{rule}: Kendall tau distance {t:.3f}" for rule, t in zip(("mean of observed", "one-level Borda"), st["tau"])
+    ]
+    steps = [
+        _step(
+            f"Move the slider to {round(st['share'] * 100)}%.",
+            f"{st['missing']} cells missing; {phrases[0]} against {st['tau'][1]:.3f} for one-level Borda",
+            [{"op": "range", "name": "share", "value": pos}],
+            {"share": st["share"], "missing": st["missing"], "tau": st["tau"]},
+            phrases,
+        )
+    ]
     return Explorable(
         "missing-share",
         {
+            "steps": steps,
+            "fullValues": [_ranks(v[s]) for v, s in zip(full_values, shown)],
             "rules": ["mean of observed", "one-level Borda"],
             "full": [_ranks(f[s]) for f, s in zip(full, shown)],
             "shown": [[str(x) for x in s] for s in shown],
@@ -490,6 +723,7 @@ def cell_knockout(
     return Explorable(
         "cell-knockout",
         {
+            "steps": _knockout_steps(frame, direction, tol),
             "models": [str(x) for x in frame.index],
             "tasks": [str(t) for t in frame.columns],
             "values": [[None if np.isnan(v) else float(v) for v in row] for row in values],
@@ -498,6 +732,54 @@ def cell_knockout(
             "tol": tol,
         },
     )
+
+
+def _knockout_steps(frame: pd.DataFrame, direction: np.ndarray, tol: float) -> list[dict]:
+    """The guided path of :func:`cell_knockout`: the one cell whose removal changes the mean's order most."""
+    from .aggregation import mean_score
+    from .missing import partial_borda
+    from .ranking import changed_pairs
+
+    labels = [str(x) for x in frame.index]
+
+    def ranks(table: pd.DataFrame) -> list[list[float]] | None:
+        try:
+            return [
+                _ranks(rank(mean_score(table, nan_policy="omit"), tol=tol)),
+                _ranks(rank(partial_borda(table, direction, tol=tol), tol=tol)),
+            ]
+        except ValueError:  # a model without a score or a task with fewer than two
+            return None
+
+    base = ranks(frame)
+    if base is None:
+        return []
+    best = None
+    for i, j in zip(*np.nonzero(frame.notna().to_numpy())):
+        holed = frame.copy()
+        holed.iat[i, j] = np.nan
+        got = ranks(holed)
+        if got is None:
+            continue
+        score = tuple(len(changed_pairs(np.asarray(b), np.asarray(a))) for b, a in zip(base, got))
+        if best is None or score > best[0]:
+            best = (score, int(i), int(j), got)
+    if best is None:
+        return []
+    _, i, j, got = best
+    said = []
+    for rule, b, a in zip(("mean of observed", "one-level Borda"), base, got):
+        words = _describe(b, a, labels)
+        more = f" and {len(words) - 2} more" if len(words) > 2 else ""
+        said.append(f"{rule}: {', '.join(words[:2])}{more}" if words else f"{rule}: no pair changes order")
+    return [
+        _step(
+            f"Untick {labels[i]}'s score on {frame.columns[j]} ({frame.to_numpy(dtype=float)[i, j]:g}).",
+            "; ".join(said),
+            [{"op": "boxes", "off": [f"cell-{i}-{j}"]}],
+            {"meanRanks": got[0], "bordaRanks": got[1]},
+        )
+    ]
 
 
 def effort(
@@ -515,7 +797,8 @@ def effort(
     :math:`x_i = \max(0, a_i/\lambda - 1/b_i)` with :math:`\sum_i x_i = B`;
     the page finds :math:`\lambda` by adding tasks in order of
     :math:`a_i b_i`, the closed form of :func:`benchvote.strategy.water_filling`
-    for these curves.
+    for these curves.  It draws the marginal returns with the water level as a
+    line that moves with every slider, the budget's included.
 
     Parameters
     ----------
@@ -548,6 +831,7 @@ def effort(
         raise ValueError("returns at zero and curvatures must be finite and positive")
     budget = check_number(budget, "budget", low=0.0, low_open=True)
     a = a0 / b0
+    budget_range = [budget / 20, 4 * budget]
     return Explorable(
         "effort",
         {
@@ -557,6 +841,204 @@ def effort(
             "budget": budget,
             "aRange": [0.05, float(max(5 * a.max(), 1.0))],
             "bRange": [0.1, float(max(3 * b0.max(), 1.0))],
+            "budgetRange": budget_range,
             "caption": caption,
+            "steps": _effort_steps(a, b0, tasks, budget, budget_range),
         },
     )
+
+
+def _effort_steps(a: np.ndarray, b: np.ndarray, tasks: list[str], budget: float, budget_range: list) -> list[dict]:
+    """The guided path of :func:`effort`, with outcomes from :func:`benchvote.strategy.water_filling`."""
+    from .strategy import water_filling
+
+    def slope(ai: float, bi: float) -> Callable[[float], float]:
+        return lambda x: ai * bi / (1 + bi * x)
+
+    def plan(total: float) -> Any:
+        return water_filling([slope(ai, bi) for ai, bi in zip(a, b)], total)
+
+    def funded(p: Any) -> str:
+        names = [t for t, on in zip(tasks, p.active) if on]
+        return f"{len(names)} of {len(tasks)} tasks get effort ({_names(names)})"
+
+    steps = []
+    start = plan(budget)
+    # the budget at which the second task (by marginal return at zero) starts to get effort
+    order = np.argsort(-(a * b), kind="stable")
+    if len(tasks) > 1 and a[order[0]] * b[order[0]] > a[order[1]] * b[order[1]]:
+        entry = a[order[0]] / (a[order[1]] * b[order[1]]) - 1 / b[order[0]]
+        low = float(np.round(max(entry / 2, budget_range[0]), 3))
+        if budget_range[0] <= low < budget and int(plan(low).active.sum()) < int(start.active.sum()):
+            p = plan(low)
+            steps.append(
+                _step(
+                    f"Drag the budget down to {low:g}.",
+                    f"the water level rises to {p.level:.3f} and {funded(p)}",
+                    [{"op": "range", "name": "budget", "value": low}],
+                    {"level": p.level, "active": p.active.tolist(), "allocation": p.allocation.tolist()},
+                    [f"Water level {p.level:.3f}"],
+                )
+            )
+    high = budget_range[1]
+    p = plan(high)
+    steps.append(
+        _step(
+            f"Drag the budget up to {high:g}.",
+            f"the water level falls to {p.level:.3f} and {funded(p)}",
+            [{"op": "range", "name": "budget", "value": high}],
+            {"level": p.level, "active": p.active.tolist(), "allocation": p.allocation.tolist()},
+            [f"Water level {p.level:.3f}"],
+        )
+    )
+    return steps
+
+
+def domain_explorer(
+    scores: pd.DataFrame,
+    higher_is_better: Any = True,
+    *,
+    models: Sequence,
+    checked: Sequence = (),
+    max_models: int = 8,
+    tie_break: str = "alphabetical",
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    caption: str = "Majority relation of the ticked models: an arrow points from the winner of each pairwise majority.",
+) -> Explorable:
+    r"""Check boxes for models (candidates), with the metrics as voters: domain restrictions and the majority relation.
+
+    Each metric ranks the ticked models strictly (:func:`benchvote.domains.rankings_from_scores`,
+    ties broken by ``tie_break``).  For every subset of 3 to ``max_models`` of the offered models,
+    :func:`benchvote.domains.domain_report` is computed here and looked up by the page: whether the
+    profile is single-peaked (with an axis), group-separable, and how many three-model majority
+    cycles it has.  The page draws the majority relation from the pairwise margins of
+    :func:`benchvote.domains.profile_majority` on all offered models; restricting a profile to
+    fewer models leaves every pair's margin unchanged, which is checked here for every subset.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Models x metrics, complete on the offered models.
+    higher_is_better : bool or sequence of bool
+        Direction of each metric.
+    models : sequence of labels
+        The models offered as check boxes (3 to 12).
+    checked : sequence of labels
+        Models ticked at the start.
+    max_models : int
+        Most models looked up at once (3 to 8).
+    tie_break : {"alphabetical", "reverse"}
+        How :func:`benchvote.domains.rankings_from_scores` orders tied models.
+    tol : float
+        Tie tolerance of :func:`benchvote.rank`.
+    caption : str
+        Caption under the chart.
+
+    Returns
+    -------
+    Explorable
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"x": [3, 2, 1], "y": [1, 3, 2], "z": [2, 1, 3]}, index=list("ABC"))
+    >>> x = domain_explorer(s, models=list("ABC"), checked=list("ABC"))
+    >>> x.data["lookup"]["7"]
+    [None, False, 1]
+    """
+    from itertools import combinations
+
+    from .domains import domain_report, profile_majority, rankings_from_scores
+
+    tol = check_tol(tol)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    frame = as_score_frame(scores)
+    models = as_label_list(models, "models", frame.index)
+    checked = as_label_list(checked, "checked", models)
+    if not 3 <= len(models) <= 12:
+        raise ValueError(f"models: offer 3 to 12 models, got {len(models)}")
+    max_models = check_number(max_models, "max_models", low=3, high=8, integer=True)
+    direction = _direction(frame, higher_is_better)
+    sub = frame.loc[models]
+
+    def profile(labels: Sequence) -> list[tuple]:
+        return rankings_from_scores(sub.loc[list(labels)], direction, tie_break=tie_break, tol=tol)
+
+    margins = profile_majority(profile(models)).loc[models, models]
+    lookup: dict[str, list] = {}
+    for size in range(3, min(max_models, len(models)) + 1):
+        for chosen in combinations(range(len(models)), size):
+            labels = [models[k] for k in chosen]
+            prof = profile(labels)
+            if not profile_majority(prof).loc[labels, labels].equals(margins.loc[labels, labels]):
+                raise RuntimeError("a subset's majority margins differ from those of all offered models")
+            r = domain_report(prof)
+            axis = None if r.single_peaked_axis is None else [models.index(x) for x in r.single_peaked_axis]
+            lookup[str(sum(2**k for k in chosen))] = [axis, r.group_separable, r.cycles]
+    return Explorable(
+        "domains",
+        {
+            "models": [str(x) for x in models],
+            "metrics": [str(t) for t in frame.columns],
+            "checked": [models.index(x) for x in checked],
+            "maxModels": max_models,
+            "ballots": [[models.index(x) for x in ballot] for ballot in profile(models)],
+            "margins": margins.to_numpy().astype(int).tolist(),
+            "lookup": lookup,
+            "caption": caption,
+            "steps": _domain_steps(models, lookup, margins.to_numpy(), max_models),
+        },
+    )
+
+
+def _domain_steps(models: list, lookup: dict, margins: np.ndarray, max_models: int) -> list[dict]:
+    """The guided path of :func:`domain_explorer`: three models that cycle, then the largest single-peaked set."""
+    labels = [str(x) for x in models]
+
+    def members(key: str) -> list[int]:
+        return [k for k in range(len(models)) if int(key) >> k & 1]
+
+    def tick(key: str) -> dict:
+        return {"op": "boxes", "on": [f"model-{k}" for k in members(key)]}
+
+    steps = []
+    cycles = [key for key, (_, _, c) in lookup.items() if len(members(key)) == 3 and c]
+    if cycles:
+        key = min(cycles, key=int)
+        i, j, k = members(key)
+        if margins[i, j] < 0:  # name the cycle in the direction of its arrows
+            j, k = k, j
+        steps.append(
+            _step(
+                f"Tick only {_names([labels[q] for q in (i, j, k)])}.",
+                f"a majority cycle: {labels[i]} beats {labels[j]}, {labels[j]} beats {labels[k]} and {labels[k]} "
+                f"beats {labels[i]}, so there is no Condorcet winner",
+                [tick(key)],
+                {"ticked": [labels[q] for q in members(key)], "cycles": 1, "condorcet": None},
+                ["no Condorcet winner"],
+            )
+        )
+    peaked = [key for key, (axis, _, _) in lookup.items() if axis is not None]
+    if peaked:
+        key = max(peaked, key=lambda q: (len(members(q)), -int(q)))
+        axis = " – ".join(labels[q] for q in lookup[key][0])
+        steps.append(
+            _step(
+                f"Tick only {_names([labels[q] for q in members(key)])}.",
+                f"these {len(members(key))} models are single-peaked, on the axis {axis}",
+                [tick(key)],
+                {"ticked": [labels[q] for q in members(key)], "singlePeaked": True},
+                ["single-peaked: yes"],
+            )
+        )
+    return steps
+
+
+#: Every kind of explorable and the function that builds it; the page script defines the same kinds.
+KINDS = {
+    "model-toggle": model_toggle,
+    "label-noise": label_noise,
+    "missing-share": missing_share,
+    "cell-knockout": cell_knockout,
+    "effort": effort,
+    "domains": domain_explorer,
+}

@@ -233,7 +233,7 @@
       const top = 30;
       const width = opts.width || 420;
       const x0 = opts.labelWidth || 120;
-      const span = width - x0 - 90;
+      const span = width - x0 - (opts.notes ? 140 : 90);
       const lo = opts.min === undefined ? 0 : opts.min;
       const hi = opts.max === undefined ? Math.max(...values.filter((v) => v !== null), 1e-12) : opts.max;
       const height = top + row * values.length + 34;
@@ -300,6 +300,55 @@
         svg.appendChild(sv("circle", { cx: px(x[i]), cy: py(f(i, x[i])), r: 4, fill: colour }));
         svg.appendChild(sv("text", { x: px(budget) + 6, y: py(f(i, budget)) + 4, class: "bv-label", fill: colour },
           names[i]));
+      });
+      return svg;
+    }
+
+    /** The marginal returns f_i'(x) = a_i b_i / (1 + b_i x) on [0, budget] and the water level: every task with
+     *  effort sits where its curve meets the level; a task whose curve starts below the level gets none. */
+    function levelChart(a, b, plan, tasks, budget) {
+      const width = 520;
+      const height = 240;
+      const left = 56;
+      const right = 120;
+      const top = 24;
+      const bottom = 40;
+      const g = (i, t) => (a[i] * b[i]) / (1 + b[i] * t);
+      const hi = Math.max(...a.map((_, i) => g(i, 0)), plan.level, 1e-12) * 1.05;
+      const px = (t) => left + (t / budget) * (width - left - right);
+      const py = (v) => height - bottom - (v / hi) * (height - top - bottom);
+      const palette = ["#2c7fb8", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#a6761d", "#666666"];
+      const alt = `Line chart of the marginal return of each of the ${a.length} tasks against its effort, with ` +
+        `the water level ${fmt(plan.level, 3)} as a dashed line; each funded task has a dot where its curve meets it.`;
+      const svg = sv("svg", { width: "100%", viewBox: `0 0 ${width} ${height}`, role: "img", class: "bv-chart",
+        "data-chart": "level", preserveAspectRatio: "xMinYMin meet",
+        style: `max-width:${width}px;min-width:${Math.ceil(width * 0.92)}px`, "aria-label": alt });
+      svg.appendChild(sv("title", {}, alt));
+      svg.appendChild(sv("line", { x1: left, y1: py(0), x2: px(budget), y2: py(0), stroke: "#555" }));
+      svg.appendChild(sv("line", { x1: left, y1: py(0), x2: left, y2: py(hi), stroke: "#555" }));
+      svg.appendChild(sv("text", { x: (left + px(budget)) / 2, y: height - 8, "text-anchor": "middle", class: "bv-axis" },
+        "effort x"));
+      const yl = (top + height - bottom) / 2;
+      svg.appendChild(sv("text", { x: 14, y: yl, transform: `rotate(-90 14 ${yl})`, "text-anchor": "middle",
+        class: "bv-axis" }, "marginal return f\u2032(x)"));
+      svg.appendChild(sv("text", { x: left - 4, y: py(hi) + 4, "text-anchor": "end", class: "bv-label" }, fmt(hi, 2)));
+      svg.appendChild(sv("text", { x: left - 4, y: py(0) + 4, "text-anchor": "end", class: "bv-label" }, "0"));
+      // the water: everything below the level, shaded, and the level itself
+      svg.appendChild(sv("rect", { x: left, y: py(plan.level), width: px(budget) - left, height: py(0) - py(plan.level),
+        fill: "#9ecae1", "fill-opacity": 0.35 }));
+      svg.appendChild(sv("line", { x1: left, y1: py(plan.level), x2: px(budget), y2: py(plan.level), stroke: "#08519c",
+        "stroke-width": 2, "stroke-dasharray": "6 4", "data-level": String(plan.level) }));
+      svg.appendChild(sv("text", { x: px(budget) + 6, y: py(plan.level) + 4, class: "bv-label", fill: "#08519c" },
+        `water level ${fmt(plan.level, 3)}`));
+      const names = shortLabels(tasks, 16);
+      a.forEach((_, i) => {
+        const colour = palette[i % palette.length];
+        const pts = Array.from({ length: 61 }, (_, k) => (k / 60) * budget).map((t) => `${px(t)},${py(g(i, t))}`);
+        svg.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 1.8,
+          "stroke-dasharray": plan.active[i] ? "" : "2 3" }));
+        if (plan.active[i]) svg.appendChild(sv("circle", { cx: px(plan.allocation[i]), cy: py(plan.level), r: 4.5,
+          fill: colour, stroke: "#fff" }));
+        svg.appendChild(sv("text", { x: left + 4, y: py(g(i, 0)) - 3, class: "bv-label", fill: colour }, names[i]));
       });
       return svg;
     }
@@ -408,6 +457,22 @@
       boxes.forEach(([lab]) => grid.appendChild(lab));
       root.appendChild(el("div", { class: "bv-heading" }, "Add models to the field:"));
       root.appendChild(grid);
+      const certs = (d.certificates || []).map((members, k) => {
+        const names = members.map((q) => d.pool[q]);
+        const button = el("button", { type: "button", name: `cert-${k}`, title: `tick exactly: ${names.join(", ")}` },
+          `certificate ${k + 1}`);
+        button.addEventListener("click", () => {
+          boxes.forEach(([, b], q) => (b.checked = members.includes(q)));
+          redraw();
+        });
+        return button;
+      });
+      if (certs.length) {
+        root.appendChild(el("div", { class: "bv-heading" }, "Show a certificate (tick exactly its models):"));
+        const row = el("div", { class: "bv-buttons bv-wrap" });
+        certs.forEach((b) => row.appendChild(b));
+        root.appendChild(row);
+      }
       const [summary, slot] = outputs(root, false);
       const wins = d.wins && d.wins.map((row) => row.map(BigInt));
       const compared = d.compared && d.compared.map((row) => row.map(BigInt));
@@ -510,7 +575,25 @@
       const n = d.tasks.length;
       root.appendChild(el("div", { class: "bv-heading" }, "Share of intact labels per task:"));
       const sliderNames = shortLabels(d.tasks, 22);
-      const sliders = d.tasks.map((t, k) => slider(`alpha-${k}`, 1, d.eps, 1, "any", sliderNames[k], t));
+      // a logarithmic scale: the slider's value is log10(alpha), so half its length lies below sqrt(eps)
+      const lo = Math.log10(d.eps);
+      const alphaOf = (input) => {
+        const v = Number(input.value);
+        return v <= lo ? d.eps : v >= 0 ? 1 : Math.pow(10, v);
+      };
+      const sliders = d.tasks.map((t, k) => {
+        const s = slider(`alpha-${k}`, 0, lo, 0, "any", sliderNames[k], t);
+        const out = s.querySelector("output");
+        s.refresh = () => {
+          const a = alphaOf(s.input);
+          out.textContent = a < 0.1 ? fmt(a, 3) : fmt(a, 2);
+        };
+        s.input.addEventListener("input", s.refresh);
+        s.refresh();
+        return s;
+      });
+      const weights = sliders.map((s) => alphaOf(s.input));
+      root.appendChild(el("div", { class: "bv-note" }, `Sliders on a log scale from ${d.eps} to 1.`));
       const box = el("div", { class: "bv-sliders" });
       sliders.forEach((s) => box.appendChild(s));
       root.appendChild(box);
@@ -524,8 +607,25 @@
       const [summary, slot] = outputs(root, false);
       let view = {};
 
+      function meansTable(plain, means, b, a) {
+        const table = el("table", { class: "bv-rates", "data-table": "means" });
+        table.appendChild(el("caption", {}, "Mean score with clean labels, weighted mean with these shares " +
+          "(sum of alpha times score over sum of alpha) and rank among the models shown."));
+        const head = el("tr", {});
+        ["model", "mean", "weighted mean", "rank"].forEach((h) => head.appendChild(el("th", {}, h)));
+        table.appendChild(head);
+        d.shown.forEach((i, q) => {
+          const tr = el("tr", { "data-model": d.models[i] });
+          [d.models[i], fmt(plain[i], 4), fmt(means[i], 4), `${rankText(b[q])} \u2192 ${rankText(a[q])}`]
+            .forEach((c) => tr.appendChild(el("td", {}, c)));
+          if (b[q] !== a[q]) tr.classList.add("bv-moved");
+          table.appendChild(tr);
+        });
+        return table;
+      }
+
       function redraw() {
-        const alpha = sliders.map((s) => Number(s.input.value));
+        const alpha = weights.slice();
         const total = alpha.reduce((a, b) => a + b, 0);
         const means = d.values.map((row) => row.reduce((acc, v, k) => acc + v * alpha[k], 0) / total);
         const after = midranks(means, d.tol);
@@ -542,22 +642,29 @@
             `labels (left) and under the chosen label noise (right).`,
         }), d.caption);
         fig.insertBefore(barChart(alpha, d.tasks, {
-          title: "share of intact labels", name: "weights", min: 0, max: 1, digits: 2, labelWidth: 150, width: 420,
+          title: "share of intact labels", name: "weights", min: 0, max: 1, digits: 3, labelWidth: 150, width: 420,
           xlabel: "alpha (1 = no noise)", alt: `Bars of the share of intact labels of each of the ${n} tasks.`,
         }), fig.firstChild);
+        const plain = d.values.map((row) => row.reduce((acc, v) => acc + v, 0) / n);
+        fig.insertBefore(meansTable(plain, means, b, a), fig.firstChild.nextSibling);
         replace(slot, fig);
-        view = { alpha, after, tau, mrc, shownBefore: b, shownAfter: a };
+        view = { alpha, after, tau, mrc, shownBefore: b, shownAfter: a, means };
       }
 
       function setAll(values) {
+        // the exact weights, whatever their round trip through log10 gives
         sliders.forEach((s, k) => {
-          s.input.value = String(values[k]);
+          s.input.value = String(values[k] <= d.eps ? lo : Math.log10(values[k]));
           s.refresh();
+          weights[k] = values[k];
         });
         redraw();
       }
 
-      sliders.forEach((s) => s.input.addEventListener("input", redraw));
+      sliders.forEach((s, k) => s.input.addEventListener("input", () => {
+        weights[k] = alphaOf(s.input);
+        redraw();
+      }));
       worst.addEventListener("click", () => setAll(d.worst));
       clean.addEventListener("click", () => setAll(new Array(n).fill(1)));
       redraw();
@@ -587,10 +694,26 @@
           }), rule);
           return fig;
         });
+        figs.forEach((fig, k) => {
+          const table = el("table", { class: "bv-rates", "data-table": `scores-${k}` });
+          table.appendChild(el("caption", {}, k === 0 ? "mean of each model's observed scores" :
+            "expected (task, model) pairs beaten"));
+          const head = el("tr", {});
+          ["model", "all scores", pct, "rank"].forEach((h) => head.appendChild(el("th", {}, h)));
+          table.appendChild(head);
+          d.shown[k].forEach((name, q) => {
+            const tr = el("tr", { "data-model": name });
+            [name, fmt(d.fullValues[k][q], k === 0 ? 3 : 2), fmt(st.values[k][q], k === 0 ? 3 : 2),
+              `${rankText(d.full[k][q])} \u2192 ${rankText(st.ranks[k][q])}`].forEach((c) => tr.appendChild(el("td", {}, c)));
+            if (d.full[k][q] !== st.ranks[k][q]) tr.classList.add("bv-moved");
+            table.appendChild(tr);
+          });
+          fig.appendChild(table);
+        });
         slot.replaceChildren(...figs);
         summary.innerHTML = d.rules.map((rule, k) => `${rule}: Kendall tau distance <b>${fmt(st.tau[k], 3)}</b>`)
           .join("; ") + ` (${st.missing} cells missing).`;
-        view = { share: st.share, missing: st.missing, ranks: st.ranks, tau: st.tau };
+        view = { share: st.share, missing: st.missing, ranks: st.ranks, tau: st.tau, values: st.values };
       }
 
       s.input.addEventListener("input", redraw);
@@ -719,6 +842,8 @@
         box.appendChild(bend[k]);
       }
       root.appendChild(box);
+      const pour = slider("budget", d.budget, d.budgetRange[0], d.budgetRange[1], "any", "budget B (total effort)");
+      root.appendChild(el("div", { class: "bv-sliders" })).appendChild(pour);
       const reset = el("button", { type: "button", name: "reset" }, "reset");
       reset.title = "back to the chapter's return curves";
       root.appendChild(el("div", { class: "bv-buttons" })).appendChild(reset);
@@ -728,34 +853,169 @@
       function redraw() {
         const a = scale.map((s) => Number(s.input.value));
         const b = bend.map((s) => Number(s.input.value));
-        const plan = logWaterFilling(a, b, d.budget);
+        const budget = Number(pour.input.value);
+        const plan = logWaterFilling(a, b, budget);
         const gain = a.reduce((s, ai, i) => s + ai * Math.log1p(b[i] * plan.allocation[i]), 0) / n;
-        const even = a.reduce((s, ai, i) => s + ai * Math.log1p((b[i] * d.budget) / n), 0) / n;
+        const even = a.reduce((s, ai, i) => s + ai * Math.log1p((b[i] * budget) / n), 0) / n;
         const active = plan.active.filter(Boolean).length;
         summary.innerHTML = `Water level <b>${fmt(plan.level, 3)}</b>; ${active} of ${n} tasks get effort. ` +
           `Mean-score gain: optimal <b>${fmt(gain, 3)}</b>, even split ${fmt(even, 3)}.`;
-        const fig = figure(barChart(plan.allocation, d.tasks, {
-          title: "effort per task", name: "allocation", min: 0, max: d.budget, digits: 3, active: plan.active,
-          xlabel: `effort (budget ${d.budget})`, labelWidth: 130, width: 520,
+        const fig = figure(curveChart(a, b, plan.allocation, d.tasks, budget), d.caption);
+        fig.insertBefore(barChart(plan.allocation, d.tasks, {
+          title: "effort per task", name: "allocation", min: 0, max: budget, digits: 3, active: plan.active,
+          xlabel: `effort (budget ${fmt(budget, 2)})`, labelWidth: 130, width: 520,
           alt: `Bars of the optimal effort on each of the ${n} tasks; ${active} tasks get effort.`,
-        }), d.caption);
-        fig.insertBefore(curveChart(a, b, plan.allocation, d.tasks, d.budget), fig.firstChild);
+        }), fig.firstChild);
+        fig.insertBefore(levelChart(a, b, plan, d.tasks, budget), fig.firstChild);
         replace(slot, fig);
-        view = { a, b, level: plan.level, allocation: plan.allocation, active: plan.active, gain, even };
+        view = { a, b, budget, level: plan.level, allocation: plan.allocation, active: plan.active, gain, even,
+          drawnLevel: Number(fig.querySelector("[data-level]").getAttribute("data-level")) };
       }
 
       function restore() {
         scale.forEach((s, k) => (s.input.value = String(d.a[k])));
         bend.forEach((s, k) => (s.input.value = String(d.b[k])));
-        scale.concat(bend).forEach((s) => s.refresh());
+        pour.input.value = String(d.budget);
+        scale.concat(bend, [pour]).forEach((s) => s.refresh());
         redraw();
       }
 
-      scale.concat(bend).forEach((s) => s.input.addEventListener("input", redraw));
+      scale.concat(bend, [pour]).forEach((s) => s.input.addEventListener("input", redraw));
       reset.addEventListener("click", restore);
       redraw();
       return () => view;
     };
+
+    /** The majority relation as a graph: models on a circle, an arrow from the winner of each pairwise majority,
+     *  red when the arrow lies on a three-model cycle. */
+    function majorityGraph(names, margins) {
+      const k = names.length;
+      const size = 560;
+      const tall = 330;
+      const c = size / 2;
+      const rad = 125;
+      const pos = names.map((_, i) => [c + rad * Math.sin((2 * Math.PI * i) / k), tall / 2 - rad * Math.cos((2 * Math.PI * i) / k)]);
+      const alt = `Directed graph of the majority relation among ${k} models: an arrow from each pairwise majority ` +
+        "winner to the loser; red arrows lie on a three-model cycle.";
+      const svg = sv("svg", { width: "100%", viewBox: `0 0 ${size} ${tall}`, role: "img", class: "bv-chart",
+        "data-chart": "majority", "aria-label": alt, preserveAspectRatio: "xMinYMin meet",
+        style: `max-width:${size}px;min-width:${Math.ceil(size * 0.92)}px` });
+      svg.appendChild(sv("title", {}, alt));
+      const beats = (i, j) => margins[i][j] > 0;
+      for (let i = 0; i < k; i++)
+        for (let j = 0; j < k; j++) {
+          if (!beats(i, j)) continue;
+          let onCycle = false;
+          for (let h = 0; h < k; h++) if (beats(j, h) && beats(h, i)) onCycle = true;
+          const colour = onCycle ? FLIP : "#5b6770";
+          const [x1, y1] = pos[i];
+          const [x2, y2] = pos[j];
+          const len = Math.hypot(x2 - x1, y2 - y1);
+          const ux = (x2 - x1) / len;
+          const uy = (y2 - y1) / len;
+          const sx = x1 + ux * 14;
+          const sy = y1 + uy * 14;
+          const ex = x2 - ux * 16;
+          const ey = y2 - uy * 16;
+          const g = sv("g", { "data-arrow": `${i}-${j}`, "data-cycle": onCycle ? "yes" : "no" });
+          g.appendChild(sv("line", { x1: sx, y1: sy, x2: ex, y2: ey, stroke: colour, "stroke-width": onCycle ? 2.2 : 1.4,
+            "stroke-dasharray": onCycle ? "" : "5 3" }));
+          g.appendChild(sv("polygon", { fill: colour, points: [[ex, ey], [ex - ux * 9 - uy * 4.5, ey - uy * 9 + ux * 4.5],
+            [ex - ux * 9 + uy * 4.5, ey - uy * 9 - ux * 4.5]].map((p) => p.join(",")).join(" ") }));
+          svg.appendChild(g);
+        }
+      const labels = shortLabels(names, 20);
+      pos.forEach(([x, y], i) => {
+        svg.appendChild(sv("circle", { cx: x, cy: y, r: 6, fill: "#2c7fb8" }));
+        const below = y > tall / 2 + 1;
+        svg.appendChild(sv("text", { x, y: below ? y + 20 : y - 11, "text-anchor": x < c - 20 ? "end" : x > c + 20 ? "start" : "middle",
+          class: "bv-label" }, `${i + 1}. ${labels[i]}`));
+      });
+      return svg;
+    }
+
+    /** Check boxes for models; the metrics vote.  Restrictions are looked up (benchvote.domains.domain_report on
+     *  every subset); the majority relation and its Condorcet winner come from the pairwise margins. */
+    kinds["domains"] = function (root, d) {
+      const m = d.models.length;
+      root.appendChild(el("div", { class: "bv-heading" },
+        `Tick 3 to ${d.maxModels} models; the ${d.metrics.length} metrics (${d.metrics.join(", ")}) vote:`));
+      const grid = el("div", { class: "bv-grid", style: "grid-template-columns: repeat(auto-fit, minmax(15em, 1fr))" });
+      const boxes = d.models.map((name, k) => {
+        const lab = el("label", { class: "bv-check" });
+        const box = el("input", { type: "checkbox", name: `model-${k}` });
+        box.checked = d.checked.includes(k);
+        lab.appendChild(box);
+        lab.appendChild(document.createTextNode(" " + name));
+        grid.appendChild(lab);
+        return box;
+      });
+      root.appendChild(grid);
+      const [summary, slot] = outputs(root, true);
+      let view = {};
+
+      function table(rows, head, caption, name) {
+        const t = el("table", { class: "bv-rates", "data-table": name });
+        t.appendChild(el("caption", {}, caption));
+        const tr = el("tr", {});
+        head.forEach((h) => tr.appendChild(el("th", {}, h)));
+        t.appendChild(tr);
+        rows.forEach((row) => {
+          const r = el("tr", {});
+          row.forEach((c) => r.appendChild(el("td", {}, c)));
+          t.appendChild(r);
+        });
+        return t;
+      }
+
+      function redraw() {
+        const on = boxes.map((b, k) => (b.checked ? k : -1)).filter((k) => k >= 0);
+        const ticked = on.map((k) => d.models[k]);
+        if (on.length < 3 || on.length > d.maxModels) {
+          const error = `tick 3 to ${d.maxModels} models (${on.length} ticked)`;
+          summary.textContent = error.charAt(0).toUpperCase() + error.slice(1) + ".";
+          slot.replaceChildren();
+          view = { ticked, error };
+          return;
+        }
+        const [axis, separable, cycles] = d.lookup[String(on.reduce((acc, k) => acc + 2 ** k, 0))];
+        const margins = on.map((i) => on.map((j) => d.margins[i][j]));
+        const winners = on.filter((_, q) => on.every((_, r) => r === q || margins[q][r] > 0));
+        const condorcet = winners.length ? d.models[winners[0]] : null;
+        const axisNames = axis ? axis.map((k) => d.models[k]) : null;
+        summary.textContent = `${on.length} models, ${d.metrics.length} metrics: single-peaked: ` +
+          (axis ? `yes (axis ${axisNames.join(" \u2013 ")})` : "no") + `; group-separable: ${separable ? "yes" : "no"}; ` +
+          `${cycles} three-model majority cycle(s); ` +
+          (condorcet === null ? "no Condorcet winner." : `Condorcet winner: ${condorcet}.`);
+        const ballots = d.ballots.map((b) => b.filter((k) => on.includes(k)).map((k) => d.models[k]));
+        const left = el("div", {});
+        left.appendChild(table(ballots.map((b, t) => [d.metrics[t], b.join(" > ")]), ["metric (voter)", "ranking, best first"],
+          "Each metric's ranking of the ticked models.", "ballots"));
+        left.appendChild(table(margins.map((row, q) => [`${q + 1}. ${ticked[q]}`,
+          ...row.map((v, r) => (r === q ? "" : v > 0 ? `+${v}` : String(v)))]),
+          ["margin", ...ticked.map((_, q) => String(q + 1))],
+          "Majority margin: metrics that rank the row model above the column model, minus the reverse.", "margins"));
+        slot.replaceChildren(left, figure(majorityGraph(ticked, margins), d.caption));
+        view = { ticked, singlePeaked: axis !== null, axis: axisNames, groupSeparable: separable, cycles, condorcet,
+          margins, ballots };
+      }
+
+      boxes.forEach((b) => b.addEventListener("change", redraw));
+      redraw();
+      return () => view;
+    };
+
+    /** The guided path: what to try and what the reader should then see (the browser tests perform each step). */
+    function guide(d) {
+      const box = el("div", { class: "bv-steps" });
+      box.appendChild(el("div", { class: "bv-heading" }, "Try this:"));
+      const list = el("ol", {});
+      d.steps.forEach((st) => list.appendChild(el("li", {}, `${st.say} You should see: ${st.see}.`)));
+      box.appendChild(list);
+      return box;
+    }
+
+    BV.kinds = Object.keys(kinds);
 
     BV.mount = function (root) {
       if (!root || root.dataset.mounted) return;
@@ -765,6 +1025,7 @@
       root.appendChild(body);
       try {
         const view = kinds[root.dataset.kind](body, d);
+        if (d.steps && d.steps.length) body.insertBefore(guide(d), body.firstChild);
         root.bvView = view;
         root.dataset.mounted = "yes";
       } catch (err) {
