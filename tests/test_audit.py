@@ -74,7 +74,7 @@ def test_sections_hold_the_library_numbers():
     assert a.sections["cardinal_sensitivity"]["tau_distance"] == card.tau_distance
     assert a.sections["cardinal_sensitivity"]["optimal"] == card.optimal
     top3 = bv.sensitivity.possible_winners(s, k=3, time_limit=3)
-    assert a.sections["possible_winners"]["top_k_possible"] == list(s.index[top3.possible.to_numpy()])
+    assert sorted(a.sections["possible_winners"]["top_k_possible"]) == sorted(s.index[top3.possible.to_numpy()])
     d = bv.domains.domain_report(bv.domains.rankings_from_scores(s.loc[a.sections["domains"]["models"]]))
     assert a.sections["domains"]["majority_transitive"] == d.majority_transitive
 
@@ -263,7 +263,7 @@ def test_a_task_constant_on_the_complete_part_is_left_out_and_said_so():
     assert set(a.sections["missing"]["ranking"]) == set(s.index)  # the whole table, flat task included
     page = a.to_html()
     assert "constant on the complete part" in page
-    assert "data-json='table.constant_in_part.0.score'>0.5<" in page
+    assert 'data-json="table.constant_in_part.0.score">0.5<' in page
 
 
 # --------------------------------------------------------------------------- every registered section, in order
@@ -284,7 +284,9 @@ def test_one_audit_can_hold_every_registered_section_in_the_registry_order():
     calls: list[str] = []
     a = audit(scores, instances=long, costs=["params_M"], normalize="zscore", progress=calls.append, **FAST)
     assert [c.name for c in calls] == [n for n in SECTIONS if n != "groups"] == list(a.sections)
-    assert {c.total for c in calls} == {len(calls)} and [c.index for c in calls] == list(range(len(calls)))  # units: the normalisation is stated
+    assert {c.total for c in calls} == {len(calls)} and [c.index for c in calls] == list(
+        range(len(calls))
+    )  # units: the normalisation is stated
     page = a.to_html()
     assert re.findall(r'<section id="([^"]+)" data-section', page) == [n for n in SECTIONS if n != "groups"]
 
@@ -336,7 +338,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
     eps = bv.sensitivity.default_eps(table, hib)
     assert a.sections["possible_winners"]["eps"] == pytest.approx(eps) == a.sections["units"]["eps"]
     pw = bv.sensitivity.possible_winners(table, hib, eps=a.sections["possible_winners"]["eps"])
-    assert a.sections["possible_winners"]["possible"] == list(s.index[pw.possible.to_numpy()])
+    assert sorted(a.sections["possible_winners"]["possible"]) == sorted(s.index[pw.possible.to_numpy()])
     card = bv.sensitivity.cardinal_sensitivity(table, hib, eps=a.sections["cardinal_sensitivity"]["eps"], time_limit=3)
     assert a.sections["cardinal_sensitivity"]["tau_distance"] == card.tau_distance
     u = a.sections["units"]
@@ -531,7 +533,6 @@ def test_every_model_is_ranked_with_its_coverage_and_low_coverage_is_flagged():
     ranks = bv.rank(oracle.to_numpy())
     assert [st["ranks"][m] for m in st["ranking"]] == sorted(ranks.tolist())
     assert st["in_complete_part"]["model 3"] is False and st["in_complete_part"]["model 1"] is True
-    assert any("standings" == v["section"] for v in a.verdict)
 
 
 def test_a_low_coverage_leader_is_named_in_the_verdict():
@@ -543,7 +544,7 @@ def test_a_low_coverage_leader_is_named_in_the_verdict():
     first = a.sections["standings"]["ranking"][0]
     assert first == "model 5"
     line = next(v["text"] for v in a.verdict if v["section"] == "standings")
-    assert "low coverage" in line and "1 of 6" in line
+    assert "low coverage" in line and "1 of 6" in line and "model 5" in line
 
 
 def test_the_verdict_opens_the_page_and_links_its_sections():
@@ -594,7 +595,12 @@ def test_every_section_returns_exactly_its_typed_fields():
     s = _board(missing=2)
     s["params_M"] = np.linspace(1, 100, len(s))
     long = pd.DataFrame(
-        [(m, t, q, float(v > 0)) for m in s.index for t in s.columns[:5] for q, v in enumerate(np.random.default_rng(1).normal(size=8))],
+        [
+            (m, t, q, float(v > 0))
+            for m in s.index
+            for t in s.columns[:5]
+            for q, v in enumerate(np.random.default_rng(1).normal(size=8))
+        ],
         columns=["model", "task", "instance", "score"],
     )
     groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
@@ -645,7 +651,9 @@ def test_short_names_stay_distinct_and_charts_do_not_overlap_their_labels(n_name
     from benchvote.audit import _charts
 
     rng = np.random.default_rng(n_names)
-    names = [f"organisation-{k % 7}/very-long-model-name-{k // 7}-instruct-{rng.integers(1000)}" for k in range(n_names)]
+    names = [
+        f"organisation-{k % 7}/very-long-model-name-{k // 7}-instruct-{rng.integers(1000)}" for k in range(n_names)
+    ]
     short = _charts.short_names(names, 24)
     assert len(set(short.values())) == len(names)
     bars = _charts.hbars(list(rng.normal(size=min(n_names, 60))), names[:60], "t", "d", "weight", signed=True)
@@ -653,7 +661,9 @@ def test_short_names_stay_distinct_and_charts_do_not_overlap_their_labels(n_name
     assert len({lab.text for lab in bars.labels}) == len(bars.labels)
     order = names
     ranks = {m: k + 1.0 for k, m in enumerate(order)}
-    iv = _charts.intervals(order, {m: max(1.0, r - 3) for m, r in ranks.items()}, {m: r + 3 for m, r in ranks.items()}, ranks, 0.95)
+    iv = _charts.intervals(
+        order, {m: max(1.0, r - 3) for m, r in ranks.items()}, {m: r + 3 for m, r in ranks.items()}, ranks, 0.95
+    )
     assert iv.shown == min(40, n_names) and iv.total == n_names
     assert not _charts.overlapping(iv.labels) and not _charts.overlapping(iv.ticks, font=10)
     k = min(n_names, 60)

@@ -157,6 +157,7 @@ EXPECTED_EXPLORABLES = {
     "notebooks/missing.html": ["missing-share", "cell-knockout"],
     "notebooks/strategy.html": ["effort"],
     "notebooks/domains.html": ["domains"],
+    "notebooks/design.html": ["label-noise"],
 }
 CONTROLS = "input:not([type=hidden]), select, textarea, button, [role=slider], [contenteditable=true]"
 

@@ -1,4 +1,4 @@
-"""The aggregation rules a leaderboard can be ranked by: one registry, read by the audit, the command line and the tests.
+"""The aggregation rules a leaderboard can be ranked by: one registry for the audit, the command line and the tests.
 
 Each :class:`Rule` is a function ``(scores, higher_is_better) -> values``
 (higher is better), its label, whether it accepts missing scores, and its
@@ -22,7 +22,7 @@ class RuleUndefined(ValueError):
 
 @dataclass(frozen=True)
 class Rule:
-    """An aggregation rule of the audit: its label, the function, whether it accepts missing scores, and its definition."""
+    """An aggregation rule: its label, the function, whether it accepts missing scores, and its definition."""
 
     label: str
     fn: Callable[..., Any]

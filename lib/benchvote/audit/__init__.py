@@ -43,10 +43,10 @@ top models only, and say so (``scope``).
 
 from __future__ import annotations
 
+from ..voting import KEMENY_MAX_MODELS
 from ._errors import AuditInputError, NotDefined
 from ._registry import Output, Section, Sentence, section_registry
 from ._rules import AUDIT_RULES, NORMALIZATIONS, Rule
-from ..voting import KEMENY_MAX_MODELS
 from ._run import BOX_WORK, MILP_NODES, Audit, Step, audit, progress_bar, summary
 from .sections.units import COST_WORDS, UNIT_RATIO
 

@@ -115,8 +115,9 @@ def hbars(values: list[float], labels: list[str], title: str, desc: str, xlabel:
     axis_y = top + row * len(labels) + 14
     ticks = [Label(x(t), axis_y, fmt_tick(t)) for t in ticks_v]
     height = int(axis_y + 30)
-    return HBars(width, height, left, top, row, span, x(0.0), bars, names_, ticks, [x(t) for t in ticks_v],
-                 title, desc, xlabel)  # fmt: skip
+    return HBars(
+        width, height, left, top, row, span, x(0.0), bars, names_, ticks, [x(t) for t in ticks_v], title, desc, xlabel
+    )
 
 
 def nice_ticks(lo: float, hi: float, most: int) -> list[float]:
@@ -182,18 +183,33 @@ def intervals(order: list[str], lower: dict, upper: dict, ranks: dict, level: fl
         y = head + row * k + row / 2
         labels.append(Label(left - 8, y + 4, short[m], "end", m))
         lo, up, r = lower.get(m), upper.get(m), ranks.get(m)
-        if None in (lo, up, r):
+        if lo is None or up is None or r is None:
             continue
-        rows.append({"x1": x(lo), "x2": x(up), "y": y, "cx": x(r),
-                     "tip": f"{m}: rank {r:g}, interval {lo:g} to {up:g}"})  # fmt: skip
+        rows.append(
+            {"x1": x(lo), "x2": x(up), "y": y, "cx": x(r), "tip": f"{m}: rank {r:g}, interval {lo:g} to {up:g}"}
+        )
     bottom = head + row * len(shown)
     ticks = [Label(x(t), head - 10, f"{t:g}") for t in ticks_v]
     desc = (
         f"For each of the first {len(shown)} models of {len(order)}, a line from the lower to the upper end of its "
         f"{level * 100:.0f}% bootstrap interval of ranks and a dot at its rank on the full table, best first."
     )
-    return Intervals(width, int(bottom + 36), rows, labels, ticks, [x(t) for t in ticks_v], left, left + span, head,
-                     bottom, len(shown), len(order), f"Rank intervals of the first {len(shown)} models", desc)  # fmt: skip
+    return Intervals(
+        width,
+        int(bottom + 36),
+        rows,
+        labels,
+        ticks,
+        [x(t) for t in ticks_v],
+        left,
+        left + span,
+        head,
+        bottom,
+        len(shown),
+        len(order),
+        f"Rank intervals of the first {len(shown)} models",
+        desc,
+    )
 
 
 @dataclass(frozen=True)
@@ -213,7 +229,9 @@ class Heatmap:
     legend: list[dict] = field(default_factory=list)
 
 
-def heatmap(matrix: np.ndarray, names: list[str], title: str, desc: str, diverging: bool = True, fmt: str = ".2f") -> Heatmap:
+def heatmap(
+    matrix: np.ndarray, names: list[str], title: str, desc: str, diverging: bool = True, fmt: str = ".2f"
+) -> Heatmap:
     """Cells coloured by value (a blue-white-orange scale, colour-blind safe); columns labelled by number."""
     n = len(names)
     short = short_names(names, 26)
@@ -224,19 +242,29 @@ def heatmap(matrix: np.ndarray, names: list[str], title: str, desc: str, divergi
     for i in range(n):
         for j in range(n):
             v = float(matrix[i, j])
-            cells.append({"x": left + j * cell, "y": top + i * cell, "fill": _colour(v, diverging),
-                          "tip": f"{names[i]} / {names[j]}: {format(v, fmt) if np.isfinite(v) else 'n/a'}"})  # fmt: skip
+            cells.append(
+                {
+                    "x": left + j * cell,
+                    "y": top + i * cell,
+                    "fill": _colour(v, diverging),
+                    "tip": f"{names[i]} / {names[j]}: {format(v, fmt) if np.isfinite(v) else 'n/a'}",
+                }
+            )
     rows = [Label(left - 6, top + (k + 0.7) * cell, f"{k + 1}. {short[t]}", "end", t) for k, t in enumerate(names)]
     step = 1 if cell * 11 >= CHAR_PX * 9 * len(str(n)) + 2 else 2
-    cols = [Label(left + (k + 0.5) * cell, top - 8, str(k + 1), "middle", t) for k, t in enumerate(names) if k % step == 0]
-    legend = [{"x": left + n * cell + 16, "y": top + k * 14, "fill": _colour(v, diverging), "text": f"{v:g}"}
-              for k, v in enumerate((1.0, 0.5, 0.0, -0.5, -1.0) if diverging else (1.0, 0.75, 0.5, 0.25, 0.0))]  # fmt: skip
+    cols = [
+        Label(left + (k + 0.5) * cell, top - 8, str(k + 1), "middle", t) for k, t in enumerate(names) if k % step == 0
+    ]
+    legend = [
+        {"x": left + n * cell + 16, "y": top + k * 14, "fill": _colour(v, diverging), "text": f"{v:g}"}
+        for k, v in enumerate((1.0, 0.5, 0.0, -0.5, -1.0) if diverging else (1.0, 0.75, 0.5, 0.25, 0.0))
+    ]
     width = int(left + n * cell + 70)
     return Heatmap(width, int(top + n * cell + 16), cell, left, top, cells, rows, cols, title, desc, legend)
 
 
 def _colour(v: float, diverging: bool) -> str:
-    """Blue (high) through white to orange (low, diverging) or white (low): the Okabe-Ito pair, safe for colour blindness."""
+    """Blue (high) through white to orange (low; white when not diverging): Okabe-Ito hues, colour-blind safe."""
     if not np.isfinite(v):
         return "#bbbbbb"
     share = (v + 1) / 2 if diverging else v
@@ -284,8 +312,15 @@ class Scatter:
     other_colour: str = ORANGE
 
 
-def scatter(points: list[tuple[str, float, float, bool]], title: str, desc: str, xlabel: str, ylabel: str,
-            log_x: bool = False, xname: str = "x") -> Scatter:  # fmt: skip
+def scatter(
+    points: list[tuple[str, float, float, bool]],
+    title: str,
+    desc: str,
+    xlabel: str,
+    ylabel: str,
+    log_x: bool = False,
+    xname: str = "x",
+) -> Scatter:
     """One dot per ``(name, x, y, on_front)``; ``log_x`` puts x on a log scale (every x must then be positive).
 
     Each dot's tooltip reads ``"name: <xname> x, quality y"``.
@@ -305,24 +340,48 @@ def scatter(points: list[tuple[str, float, float, bool]], title: str, desc: str,
         return sx(math.log10(v) if log_x else v)
 
     short = short_names(sorted({n for n, *_ in points}), 24)
-    dots, labels = [], []
+    dots: list[dict] = []
+    labels: list[Label] = []
     for name, x, y, on in points:
         dots.append({"x": px(x), "y": sy(y), "on": on, "tip": f"{name}: {xname} {x:.6g}, quality {y:.4g}"})
-    for name, x, y, on in sorted((p for p in points if p[3]), key=lambda p: -p[2]):
+    for name, x, y, _on in sorted((p for p in points if p[3]), key=lambda p: -p[2]):
+        if len(labels) >= 40:
+            break
         lab = Label(px(x) + 7, sy(y) - 6, short[name], "start", name)
         if not overlapping([*labels, lab]):
             labels.append(lab)
     line = " ".join(f"{px(x):.1f},{sy(y):.1f}" for x, y in sorted((x, y) for _, x, y, on in points if on))
-    xt = [10.0**k for k in range(math.ceil(x_lo), math.floor(x_hi) + 1)] or [10.0**x_lo] if log_x else (
-        [v for v in nice_ticks(x_lo, x_hi, 6) if x_lo - 1e-12 <= v <= x_hi + 1e-12] or [x_lo])  # fmt: skip
+    xt = (
+        [10.0**k for k in range(math.ceil(x_lo), math.floor(x_hi) + 1)] or [10.0**x_lo]
+        if log_x
+        else ([v for v in nice_ticks(x_lo, x_hi, 6) if x_lo - 1e-12 <= v <= x_hi + 1e-12] or [x_lo])
+    )
     yt = [v for v in nice_ticks(y_lo, y_hi, 6) if y_lo - 1e-12 <= v <= y_hi + 1e-12] or [y_lo]
     xticks = [Label(px(v), top + span_y + 16, f"{v:.6g}" if log_x else fmt_tick(v)) for v in xt]
     yticks = [Label(left - 6, sy(v) + 4, fmt_tick(v), "end") for v in yt]
     key, low = left + span_x + 24, top + span_y
-    legend = [{"x": key, "y": low - 28, "on": True, "text": "on the front"},
-              {"x": key, "y": low - 8, "on": False, "text": "dominated"}]  # fmt: skip
-    return Scatter(width, height, left, top, span_x, span_y, dots, line, labels, xticks, yticks, legend, title, desc,
-                   xlabel, ylabel)  # fmt: skip
+    legend = [
+        {"x": key, "y": low - 28, "on": True, "text": "on the front"},
+        {"x": key, "y": low - 8, "on": False, "text": "dominated"},
+    ]
+    return Scatter(
+        width,
+        height,
+        left,
+        top,
+        span_x,
+        span_y,
+        dots,
+        line,
+        labels,
+        xticks,
+        yticks,
+        legend,
+        title,
+        desc,
+        xlabel,
+        ylabel,
+    )
 
 
 def _scatter_scale(values: list[float], lo_px: float, span: float, flip: bool) -> tuple:

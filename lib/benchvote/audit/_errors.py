@@ -1,4 +1,4 @@
-"""The two ways an audit refuses: the user's input (:class:`AuditInputError`) or one measure's limit (:class:`NotDefined`)."""
+"""Two ways an audit refuses: bad input (:class:`AuditInputError`) or a measure's limit (:class:`NotDefined`)."""
 
 from __future__ import annotations
 

@@ -90,12 +90,16 @@ def render_page(report: Any, title: str) -> str:
     for name, fields in data["sections"].items():
         view = View(name, fields, data["sections"], report.results, data["settings"])
         bodies[name] = None if "undefined" in fields else registry[name].render(view)
-    return environment().get_template("audit_report.html.j2").render(
-        title=title,
-        version=__version__,
-        data=data,
-        bodies=bodies,
-        primary_label=_primary_label(data),
+    return (
+        environment()
+        .get_template("audit_report.html.j2")
+        .render(
+            title=title,
+            version=__version__,
+            data=data,
+            bodies=bodies,
+            primary_label=_primary_label(data),
+        )
     )
 
 

@@ -82,9 +82,17 @@ class Context:
 
 
 def check_options(
-    primary: str, normalize: str, n_boot: Any, level: Any, eps: Any, top_k: Any, top_models: Any,
-    time_limit: Any, tol: Any, seed: Any,
-) -> Options:  # fmt: skip
+    primary: str,
+    normalize: str,
+    n_boot: Any,
+    level: Any,
+    eps: Any,
+    top_k: Any,
+    top_models: Any,
+    time_limit: Any,
+    tol: Any,
+    seed: Any,
+) -> Options:
     """The options, checked; :class:`AuditInputError` names the first that is out of range."""
     if primary not in AUDIT_RULES:
         raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
@@ -105,9 +113,7 @@ def check_options(
         )
 
 
-def prepare(
-    scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any
-) -> Context:
+def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any) -> Context:
     """Split the table into the parts the sections see (see the module's docstring)."""
     with as_input_error():
         scores, higher_is_better = split_table(scores, higher_is_better)
@@ -260,7 +266,7 @@ def box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -
     return value, None
 
 
-def series(values: Any, labels: pd.Index) -> dict:
+def series(values: Any, labels: Any) -> dict:
     """Label -> float, for the JSON report."""
     return {str(m): v for m, v in zip(labels, np.asarray(values, dtype=float).tolist())}
 

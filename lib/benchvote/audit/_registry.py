@@ -98,7 +98,13 @@ def register(section: Section) -> Section:
 
 
 def section_registry() -> dict[str, Section]:
-    """Every section, in report order (imports the modules of :mod:`benchvote.audit.sections` once)."""
+    """Every section, in report order (imports the modules of :mod:`benchvote.audit.sections` once).
+
+    Examples
+    --------
+    >>> list(section_registry())[:3]
+    ['units', 'table', 'standings']
+    """
     from . import sections as package
 
     for info in pkgutil.iter_modules(package.__path__):

@@ -222,7 +222,9 @@ def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dic
         out = section.compute(ctx, done)
         done[section.name] = out
         fields = dict(out.fields)
-    except RuleUndefined as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
+    except (
+        RuleUndefined
+    ) as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
         fields = {"undefined": str(err)}
     head = {"title": section.title, "about": section.about, "chapter": section.url}
     return {**head, **fields, "seconds": round(time.perf_counter() - start, 3)}
@@ -268,8 +270,20 @@ def _has_torch() -> bool:
 def summary(report: dict) -> str:
     """The verdict as text: the table's size, then one line per sentence, then the sections not computed.
 
-    ``report`` is :meth:`Audit.to_dict`; the command prints this, the report
-    opens with the same sentences and the book's chapter shows them.
+    The command prints this, the report opens with the same sentences and the
+    book's chapter shows them.
+
+    Parameters
+    ----------
+    report : dict
+        :meth:`Audit.to_dict` of an audit.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 3.0, 1.0]}, index=["A", "B", "C"])
+    >>> print(summary(audit(s, n_boot=50, time_limit=2).to_dict()).splitlines()[0])
+    3 models x 3 tasks, 0 missing cells
     """
     t = report["sections"]["table"]
     lines = [f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells"]
@@ -282,11 +296,24 @@ def summary(report: dict) -> str:
 
 @contextlib.contextmanager
 def progress_bar(**options: Any) -> Iterator[Callable[[Step], None]]:
-    """A tqdm bar of the audit's sections, as the ``progress`` callback of :func:`audit` (the command's and the chapter's).
+    """A tqdm bar of the audit's sections, as the ``progress`` callback of :func:`audit` (command and chapter).
 
     The bar learns the number of sections from the first :class:`Step` and
-    shows the section that runs; ``options`` go to :class:`tqdm.tqdm`
-    (``disable``, ``file``, ...).
+    shows the section that runs.
+
+    Parameters
+    ----------
+    **options
+        Passed to :class:`tqdm.std.tqdm` (``disable``, ``file``, ...).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0]}, index=["A", "B", "C"])
+    >>> with progress_bar(disable=True) as progress:
+    ...     report = audit(s, n_boot=20, time_limit=2, progress=progress)
+    >>> report.sections["rankings"]["ranking"][0]
+    'B'
     """
     from tqdm.std import tqdm
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ...ranking import kendall_tau_distance, rank
-from ...voting import KEMENY_MAX_MODELS
 from ...rules import RuleUndefined
+from ...voting import KEMENY_MAX_MODELS
 from .._errors import AuditInputError
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register

@@ -124,12 +124,17 @@ def render(view: Any) -> str:
 
 
 def verdict(s: dict, done: dict) -> list[Sentence]:
+    """A sentence only when the missing scores matter: a low-coverage model near the top, or another leader."""
     first = s["ranking"][0]
-    text = f"{first} ranks first of {len(s['ranking'])} models under the {s['rule_label']}"
+    complete = done.get("rankings", {}).get("ranking", [first])[0]
+    top_low = [m for m in s["ranking"][:5] if m in s["low_coverage"]]
+    if not top_low and first == complete:
+        return []
+    label = s["rule_label"][0].lower() + s["rule_label"][1:]
+    text = f"Over all {len(s['ranking'])} models, missing scores included, {first} ranks first under the {label}"
     if first in s["low_coverage"]:
         text += f", but it is scored on only {s['scored'][first]} of {s['n_tasks']} tasks (low coverage)"
-    top_low = [m for m in s["ranking"][:5] if m in s["low_coverage"]]
-    if top_low and first not in top_low:
+    elif top_low:
         text += f"; low-coverage models in the top five: {', '.join(top_low)}"
     return [Sentence("standings", text + ".")]
 

@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from .._prepare import Context, names
-from .._registry import Output, Section, Sentence, register
+from .._registry import Output, Section, register
 
 
 class Result(TypedDict):
@@ -97,18 +97,6 @@ def render(view: Any) -> str:
     )
 
 
-def verdict(s: dict, done: dict) -> list[Sentence]:
-    if not s["missing_cells"]:
-        return []
-    return [
-        Sentence(
-            "table",
-            f"{s['missing_cells']} cells are missing: {len(s['measured_models'])} of {s['n_models']} models are "
-            f"scored on the {len(s['measured_tasks'])} tasks that the complete-data measures use.",
-        )
-    ]
-
-
 SECTION = register(
     Section(
         name="table",
@@ -120,6 +108,5 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
-        verdict=verdict,
     )
 )
