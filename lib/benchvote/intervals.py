@@ -317,9 +317,9 @@ def _strict_shares(boot: np.ndarray) -> np.ndarray:
     """
     from ._kernels import strict_above_counts
 
-    n_boot, m = boot.shape
+    n_boot = boot.shape[0]
     distinct, weight = np.unique(boot, axis=0, return_counts=True)
-    small = max(2 * m, n_boot) < 2**15  # 16-bit ranks and weights: twice as many compared per instruction
+    small = max(2 * float(np.abs(boot).max()), n_boot) < 2**15  # 16-bit ranks and weights: twice the throughput
     kind = np.int16 if small else np.int32
     doubled = np.ascontiguousarray(np.rint(2 * distinct).T.astype(kind))
     return strict_above_counts(doubled, weight.astype(kind)) / n_boot
