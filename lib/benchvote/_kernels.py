@@ -4,6 +4,7 @@ Each kernel is the inner loop of one public function, which validates the
 input, documents the result and is tested against an independent oracle:
 
 * :func:`pair_counts`: the head-to-head counts of :func:`benchvote.pairwise_wins`;
+* :func:`margins_and_gaps`: the margins and score gaps of :func:`benchvote.voting.condorcet_cycles`;
 * :func:`strict_above_counts`: the pair shares of
   :func:`benchvote.intervals.rank_intervals` (how often i ranks strictly above j);
 * :func:`lock_ranked_pairs`: the locking step of :func:`benchvote.voting.ranked_pairs`;
@@ -51,6 +52,40 @@ def pair_counts(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             ties[i, j] = ties[j, i] = both - win - loss
             compared[i, j] = compared[j, i] = both
     return wins, ties, compared
+
+
+@njit(cache=True, nogil=True)
+def margins_and_gaps(ranks: np.ndarray, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Majority margins and, for each ordered pair, the smallest score gap among the tasks voting i over j.
+
+    ``ranks`` is models x tasks (``nan`` = missing, which never votes),
+    ``signed`` the scores oriented so that higher is better; a task votes i
+    over j when i's rank is lower, with gap ``signed[i, k] - signed[j, k]``.
+    ``gaps`` is ``inf`` where no task votes i over j.  One pass over the pairs.
+    """
+    m, n = ranks.shape
+    margins = np.zeros((m, m), dtype=np.int64)
+    gaps = np.full((m, m), np.inf)
+    for i in range(m):
+        for j in range(i + 1, m):
+            up = 0
+            down = 0
+            gap_up = np.inf
+            gap_down = np.inf
+            for k in range(n):
+                a = ranks[i, k]
+                b = ranks[j, k]
+                if a < b:
+                    up += 1
+                    gap_up = min(gap_up, signed[i, k] - signed[j, k])
+                elif b < a:
+                    down += 1
+                    gap_down = min(gap_down, signed[j, k] - signed[i, k])
+            margins[i, j] = up - down
+            margins[j, i] = down - up
+            gaps[i, j] = gap_up
+            gaps[j, i] = gap_down
+    return margins, gaps
 
 
 @njit(cache=True, nogil=True)

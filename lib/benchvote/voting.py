@@ -349,19 +349,12 @@ _BLOCK = 512
 def _margins_and_gaps(values: np.ndarray, direction: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """Majority margins, and for each ordered pair the smallest score gap among the tasks voting i over j.
 
-    One task at a time (m x m arrays only); ``inf`` where no task votes i over j.
+    A compiled pass over the pairs (m x m arrays only); ``inf`` where no task votes i over j.
     """
+    from ._kernels import margins_and_gaps
+
     r = _rank(values, direction, tol)
-    s = values * np.where(direction, 1.0, -1.0)
-    m = len(values)
-    counts = np.zeros((m, m), dtype=np.int64)
-    gaps = np.full((m, m), np.inf)
-    for k in range(values.shape[1]):
-        with np.errstate(invalid="ignore"):
-            vote = r[:, None, k] < r[None, :, k]  # nan compares False: missing scores abstain
-        counts += vote
-        np.minimum(gaps, np.where(vote, s[:, None, k] - s[None, :, k], np.inf), out=gaps)
-    return counts - counts.T, gaps
+    return margins_and_gaps(np.ascontiguousarray(r), values * np.where(direction, 1.0, -1.0))
 
 
 def _three_cycles(beats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
