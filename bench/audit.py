@@ -73,7 +73,7 @@ def parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[s
     from benchvote.intervals import rank_intervals
     from benchvote.missing import pairwise_confidence, partial_borda
     from benchvote.ranking import kendall_tau_distance, rank
-    from benchvote.ratings import _strongly_connected, bradley_terry, comparison_matrix
+    from benchvote.ratings import NOT_CONNECTED, _strongly_connected, bradley_terry, comparison_matrix
     from benchvote.sensitivity import (
         cardinal_sensitivity,
         cardinal_sensitivity_exact,
@@ -93,7 +93,8 @@ def parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[s
 
     def bt() -> Any:
         wins = comparison_matrix(work)
-        assert _strongly_connected(wins)
+        if not _strongly_connected(wins):  # the audit reports the section as undefined
+            raise ValueError(NOT_CONNECTED)
         return bradley_terry(wins).ratings
 
     rules = {
@@ -159,12 +160,25 @@ def parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[s
     return out
 
 
-def time_parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, float]:
-    """Seconds of every part of the audit on ``table`` (the one place the benchmark times the audit)."""
+def time_parts(
+    table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, failures: dict | None = None
+) -> dict[str, float]:
+    """Seconds of every part of the audit on ``table`` (the one place the benchmark times the audit).
+
+    A part that fails (for instance a ``MemoryError`` of a part that cannot
+    scale) gets ``nan``; its error goes into ``failures`` when given.
+    """
     seconds: dict[str, float] = {}
     for name, call in parts(table, n_boot=n_boot, seed=seed).items():
         start = time.perf_counter()
-        call()
+        try:
+            call()
+        except (MemoryError, ValueError) as err:
+            seconds[name] = float("nan")
+            if failures is not None:
+                failures[name] = f"{type(err).__name__} after {time.perf_counter() - start:.1f} s: {str(err)[:100]}"
+            print(f"  {name}: failed ({type(err).__name__})", file=sys.stderr, flush=True)
+            continue
         seconds[name] = time.perf_counter() - start
         print(f"  {name}: {seconds[name]:.2f} s", file=sys.stderr, flush=True)
     return seconds
@@ -265,10 +279,14 @@ def main_sizes(sizes: dict = SIZES, *, n_boot: int = N_BOOT) -> None:
         table = one_factor(m, n)
         work = table.dropna()
         print(f"\n== {m} x {n} ({int(table.isna().sum().sum())} missing cells; complete part {len(work)} models)")
-        seconds = time_parts(table, n_boot=n_boot)
+        failures: dict[str, str] = {}
+        seconds = time_parts(table, n_boot=n_boot, failures=failures)
         frame = pd.Series(seconds, name="seconds").round(2).to_frame()
-        print(frame.to_string())
-        print(f"total {sum(seconds.values()):.1f} s (target for the whole audit {target:.0f} s)")
+        frame["failed"] = [failures.get(name, "") for name in frame.index]
+        with pd.option_context("display.width", 200, "display.max_colwidth", 110):
+            print(frame.to_string())
+        total = float(np.nansum(list(seconds.values())))
+        print(f"total {total:.1f} s of the parts that finished (target for the whole audit {target:.0f} s)")
         rows = bradley_terry_peers(work) + voting_peers(work)
         peers = pd.DataFrame(rows)
         peers["ours/peer"] = peers["ours s"] / peers["peer s"]

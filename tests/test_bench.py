@@ -100,6 +100,17 @@ def test_time_parts_times_every_section_of_the_audit(audit_bench):
     assert all(isinstance(v, float) and v >= 0 for v in seconds.values())
 
 
+def test_a_part_that_fails_is_recorded_and_the_others_still_timed(audit_bench):
+    table = audit_bench.one_factor(20, 4)
+    table.iloc[0] = 1000.0  # a model that never loses: Bradley-Terry has no maximum
+    failures: dict = {}
+    seconds = audit_bench.time_parts(table, n_boot=10, failures=failures)
+    assert list(failures) == ["rankings: bradley_terry"]
+    assert "not strongly connected" in failures["rankings: bradley_terry"]
+    assert np.isnan(seconds["rankings: bradley_terry"])
+    assert all(np.isfinite(v) for k, v in seconds.items() if k not in failures)
+
+
 def test_the_peers_agree_with_ours_on_a_small_table(audit_bench):
     work = audit_bench.one_factor(40, 8).dropna()
     rows = audit_bench.bradley_terry_peers(work) + audit_bench.voting_peers(work)
