@@ -1,24 +1,299 @@
-"""Time a full `benchvote audit` with its defaults on every shipped leaderboard, and on a 100 x 60 table.
+"""The audit's parts at the size of real leaderboards, against the fastest peer implementations.
 
-Defaults: 1,000 bootstrap redraws, 10 seconds for each exact part, top-3
-possible winners.  The issue's target is under 60 seconds for a 100 x 60
-table on two cores.  The table lists the total time and the three slowest
-sections of each audit; the exact parts are bounded by the time limit, so
-their seconds show where a limit was reached.
+Issue 30's sizes: 5,000 x 6 (the Open LLM Leaderboard has about 4,500 models
+on 6 tasks), 1,000 x 60 and 150 x 40, each a seeded table with one common
+factor plus noise, rounded to one decimal, with a few missing cells.  For
+each size :func:`time_parts` times every library call the audit makes, section
+by section, with the audit's defaults (1,000 redraws, the work budgets of
+:mod:`benchvote.audit`); the sections see the table's complete part (the
+models scored on every task), the missing-scores section the whole table.
+The targets for the whole audit on two cores are 2 minutes, 3 minutes and
+30 seconds.
 
-Run:  make bench   (or .venv/bin/python bench/audit.py [--quick])
+In the same run the peers: ``choix`` fits Bradley-Terry on the same pairwise
+counts (``ilsr_pairwise`` and ``opt_pairwise``) and ``pref_voting`` runs
+Borda, Copeland, Ranked Pairs and the Condorcet winner on the same profile
+(the tasks as voters; ``pref_voting``'s profile with ties).  Each line gives
+the seconds, ours over the peer's, and whether the results agree.
+
+``--boards`` instead audits every shipped leaderboard with :func:`benchvote.audit.audit`
+(total time and the three slowest sections).
+
+Run:  make bench   (or .venv/bin/python bench/audit.py [--quick] [--boards])
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from benchvote import data
-from benchvote.audit import audit
+#: Issue 30's sizes (models, tasks) and the target seconds of a whole audit on two cores.
+SIZES = {(5000, 6): 120.0, (1000, 60): 180.0, (150, 40): 30.0}
+#: The audit's defaults that decide the work of its parts.
+N_BOOT = 1000
+TOP_K = 3
+TOP_MODELS = 6
+TIME_LIMIT = 60.0
+
+
+def one_factor(m: int, n: int, *, missing: float = 0.002, seed: int = 0) -> pd.DataFrame:
+    """Scores 50 + 10 (ability x loading + noise), rounded to one decimal, a share ``missing`` of cells left out.
+
+    Every task keeps at least two scores and no model loses every score.
+    """
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(size=(m, 1))
+    loading = rng.uniform(0.5, 1.0, size=(1, n))
+    s = np.round(50 + 10 * (ability @ loading + 0.5 * rng.normal(size=(m, n))), 1)
+    holes = rng.random((m, n)) < missing
+    holes[:2] = False  # two complete models: every task keeps two scores, the complete part two models
+    s[holes] = np.nan
+    return pd.DataFrame(s, index=[f"model {i:04d}" for i in range(m)], columns=[f"task {k:02d}" for k in range(n)])
+
+
+def parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, Callable[[], Any]]:
+    """Every library call of the audit on ``table``, section by section, in the audit's order.
+
+    Keys are ``"section: call"``.  The measures see the complete part
+    (the models scored on every task; with a few missing cells this is the
+    part the audit picks), the ``missing`` section the whole table.
+    """
+    from benchvote import voting
+    from benchvote._quiet import quiet_solver_output
+    from benchvote.aggregation import mean_score, mean_win_rate
+    from benchvote.audit import BOX_WORK, MILP_NODES, MILP_PAIRS
+    from benchvote.axioms import iia_report
+    from benchvote.concordance import diversity
+    from benchvote.domains import domain_report, rankings_from_scores
+    from benchvote.intervals import rank_intervals
+    from benchvote.missing import pairwise_confidence, partial_borda
+    from benchvote.ranking import kendall_tau_distance, rank
+    from benchvote.ratings import NOT_CONNECTED, _strongly_connected, bradley_terry, comparison_matrix
+    from benchvote.sensitivity import (
+        cardinal_sensitivity,
+        cardinal_sensitivity_exact,
+        default_eps,
+        default_protected,
+        ordinal_sensitivity_exact,
+        possible_winners,
+    )
+    from benchvote.spectrum import benchmark_pca
+
+    work = table.dropna()
+    m = len(work)
+    wr = np.asarray(mean_win_rate(work))
+    order = list(work.index[np.argsort(-wr, kind="stable")])
+    top = order[:TOP_MODELS]
+    eps = default_eps(work)
+
+    def bt() -> Any:
+        wins = comparison_matrix(work)
+        if not _strongly_connected(wins):  # the audit reports the section as undefined
+            raise ValueError(NOT_CONNECTED)
+        return bradley_terry(wins).ratings
+
+    rules = {
+        "mean_score": lambda: mean_score(work),
+        "mean_win_rate": lambda: mean_win_rate(work),
+        "helm_win_rate": lambda: mean_win_rate(work, convention="helm"),
+        "borda": lambda: voting.borda(work),
+        "copeland": lambda: voting.copeland(work),
+        "ranked_pairs": lambda: voting.ranked_pairs(work),
+        "bradley_terry": bt,
+    }
+
+    def distances() -> list[float]:  # the audit's 7 x 7 distances; their cost depends on m only
+        cheap = [rank(np.asarray(rules[name](), dtype=float)) for name in ("mean_score", "helm_win_rate", "borda")]
+        ranks = [cheap[k % 3] for k in range(7)]
+        return [kendall_tau_distance(a, b) for a in ranks for b in ranks]
+
+    def cardinal() -> Any:
+        if work.T.drop_duplicates().shape[0] <= 10:
+            return cardinal_sensitivity_exact(
+                work, eps=eps, method="boxes", work_limit=BOX_WORK, time_limit=TIME_LIMIT, seed=seed
+            )
+        found = cardinal_sensitivity(work, eps=eps, method="search", seed=seed)
+        if found.optimal or found.upper_bound * m * (m - 1) / 2 > MILP_PAIRS:
+            return found
+        return cardinal_sensitivity_exact(
+            work, eps=eps, method="milp", work_limit=MILP_NODES, time_limit=TIME_LIMIT, seed=seed
+        )
+
+    def ordinal() -> Any:
+        protected = default_protected(work)
+        with quiet_solver_output():
+            return ordinal_sensitivity_exact(work, protected=protected, work_limit=MILP_NODES, time_limit=TIME_LIMIT)
+
+    def domains() -> Any:
+        sub = work.loc[top]
+        domain_report(rankings_from_scores(sub))
+        voting.kemeny(sub)
+        return voting.condorcet_cycles(sub)
+
+    out: dict[str, Callable[[], Any]] = {"table: default_eps": lambda: default_eps(work)}
+    out.update({f"rankings: {name}": rule for name, rule in rules.items()})
+    out["rankings: kendall distances"] = distances
+    out["rankings: condorcet_winner"] = lambda: voting.condorcet_winner(work)
+    out["rankings: condorcet_cycles (20)"] = lambda: voting.condorcet_cycles(work, limit=20)
+    out["rankings: count_condorcet_cycles"] = lambda: voting.count_condorcet_cycles(work)
+    out["diversity: diversity"] = lambda: diversity(work)
+    out["intervals: rank_intervals"] = lambda: rank_intervals(work, n_boot=n_boot, seed=seed)
+    out["possible_winners: k=1 (LP per model)"] = lambda: possible_winners(work, eps=eps)
+    out[f"possible_winners: k={TOP_K} (MILP)"] = lambda: possible_winners(
+        work, k=TOP_K, eps=eps, work_limit=MILP_NODES, time_limit=TIME_LIMIT
+    )
+    out["cardinal_sensitivity"] = cardinal
+    out["ordinal_sensitivity: exact"] = ordinal
+    out["ordinal_sensitivity: iia_report (top 6)"] = lambda: iia_report(
+        work, protected=top, pool=[x for x in work.index if x not in top]
+    )
+    out["missing: partial_borda"] = lambda: partial_borda(table)
+    out["missing: pairwise_confidence"] = lambda: pairwise_confidence(table)
+    out["missing: helm_win_rate"] = lambda: mean_win_rate(table, convention="helm")
+    out["domains: top 6"] = domains
+    out["spectrum: benchmark_pca"] = lambda: benchmark_pca(work)
+    return out
+
+
+def time_parts(
+    table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, failures: dict | None = None
+) -> dict[str, float]:
+    """Seconds of every part of the audit on ``table`` (the one place the benchmark times the audit).
+
+    A part that fails (for instance a ``MemoryError`` of a part that cannot
+    scale) gets ``nan``; its error goes into ``failures`` when given.
+    """
+    seconds: dict[str, float] = {}
+    for name, call in parts(table, n_boot=n_boot, seed=seed).items():
+        start = time.perf_counter()
+        try:
+            call()
+        except (MemoryError, ValueError) as err:
+            seconds[name] = float("nan")
+            if failures is not None:
+                failures[name] = f"{type(err).__name__} after {time.perf_counter() - start:.1f} s: {str(err)[:100]}"
+            print(f"  {name}: failed ({type(err).__name__})", file=sys.stderr, flush=True)
+            continue
+        seconds[name] = time.perf_counter() - start
+        print(f"  {name}: {seconds[name]:.2f} s", file=sys.stderr, flush=True)
+    return seconds
+
+
+def _seconds(call: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = call()
+    return time.perf_counter() - start, out
+
+
+#: ``choix.opt_pairwise`` takes one (winner, loser) tuple per comparison: run it up to this many.
+OPT_PAIRWISE_MAX = 2_000_000
+
+
+def bradley_terry_peers(work: pd.DataFrame) -> list[dict]:
+    """Ours against choix on the same match table (wins, a tie half a win to each side)."""
+    import choix
+
+    from benchvote.ranking import kendall_tau_distance
+    from benchvote.ratings import bradley_terry, comparison_matrix
+
+    wins = comparison_matrix(work).to_numpy()
+    ours_s, ours = _seconds(lambda: np.asarray(bradley_terry(wins).ratings))
+    rows = []
+    peers: dict[str, Callable[[], Any]] = {"choix.ilsr_pairwise_dense": lambda: choix.ilsr_pairwise_dense(wins)}
+    doubled = np.rint(2 * wins).astype(np.int64)  # half wins become whole ones: the same maximum
+    if doubled.sum() <= OPT_PAIRWISE_MAX:
+        i, j = np.nonzero(doubled)
+        data = [(a, b) for a, b, c in zip(i.tolist(), j.tolist(), doubled[i, j].tolist()) for _ in range(c)]
+        peers["choix.opt_pairwise"] = lambda: choix.opt_pairwise(len(wins), data, alpha=0.0)
+    for name, call in peers.items():
+        secs, theirs = _seconds(call)
+        theirs = np.asarray(theirs) - np.mean(theirs)
+        rows.append(
+            {
+                "part": "Bradley-Terry",
+                "peer": name,
+                "ours s": ours_s,
+                "peer s": secs,
+                "agree": f"max |log-strength gap| {np.max(np.abs(ours - theirs)):.1e}, "
+                f"Kendall distance {kendall_tau_distance(-ours, -theirs):.1e}",
+            }
+        )
+    if doubled.sum() > OPT_PAIRWISE_MAX:
+        rows.append(
+            {"part": "Bradley-Terry", "peer": "choix.opt_pairwise", "agree": f"not run: {doubled.sum():,} tuples"}
+        )
+    return rows
+
+
+def voting_peers(work: pd.DataFrame) -> list[dict]:
+    """Ours against pref_voting on the same profile (each task a voter ranking the models, ties allowed)."""
+    from pref_voting.margin_based_methods import ranked_pairs_tb
+    from pref_voting.profiles_with_ties import ProfileWithTies
+
+    from benchvote import rank, voting
+
+    r = rank(work.to_numpy())
+    m, n = r.shape
+    build_s, prof = _seconds(
+        lambda: ProfileWithTies([{i: float(r[i, k]) for i in range(m)} for k in range(n)], candidates=list(range(m)))
+    )
+    rows = [{"part": "profile", "peer": "pref_voting.ProfileWithTies", "peer s": build_s, "agree": "(built once)"}]
+
+    def borda_agrees(ours: Any, theirs: dict) -> str:  # symmetric Borda (below - above) = 2 Borda - n (m - 1)
+        same = np.array_equal(2 * np.asarray(ours) - n * (m - 1), [theirs[i] for i in range(m)])
+        return "scores equal" if same else "SCORES DIFFER"
+
+    def copeland_agrees(ours: Any, theirs: dict) -> str:
+        return "scores equal" if np.array_equal(np.asarray(ours), [theirs[i] for i in range(m)]) else "SCORES DIFFER"
+
+    def winner_agrees(ours: Any, theirs: Any) -> str:
+        return f"both {theirs}" if ours == theirs else f"DIFFER: ours {ours}, theirs {theirs}"
+
+    def ranked_pairs_agrees(ours: Any, theirs: list) -> str:
+        first = int(np.argmax(np.asarray(ours)))
+        return f"winner {first} both" if theirs == [first] else f"DIFFER: ours {first}, theirs {theirs}"
+
+    pairs = [
+        ("Borda", lambda: voting.borda(r, False), prof.borda_scores, borda_agrees),
+        ("Copeland", lambda: voting.copeland(r, False), prof.copeland_scores, copeland_agrees),
+        ("Condorcet winner", lambda: voting.condorcet_winner(r, False), prof.condorcet_winner, winner_agrees),
+        ("Ranked Pairs", lambda: voting.ranked_pairs(r, False), lambda: ranked_pairs_tb(prof), ranked_pairs_agrees),
+    ]
+    for part, ours_call, peer_call, agree in pairs:
+        ours_s, ours = _seconds(ours_call)
+        peer_s, theirs = _seconds(peer_call)
+        rows.append(
+            {"part": part, "peer": "pref_voting", "ours s": ours_s, "peer s": peer_s, "agree": agree(ours, theirs)}
+        )
+    return rows
+
+
+def main_sizes(sizes: dict = SIZES, *, n_boot: int = N_BOOT) -> None:
+    """Per-part seconds at every size, the sum against the target, and the peers in the same run."""
+    for (m, n), target in sizes.items():
+        table = one_factor(m, n)
+        work = table.dropna()
+        print(f"\n== {m} x {n} ({int(table.isna().sum().sum())} missing cells; complete part {len(work)} models)")
+        failures: dict[str, str] = {}
+        seconds = time_parts(table, n_boot=n_boot, failures=failures)
+        frame = pd.Series(seconds, name="seconds").round(2).to_frame()
+        frame["failed"] = [failures.get(name, "") for name in frame.index]
+        with pd.option_context("display.width", 200, "display.max_colwidth", 110):
+            print(frame.to_string())
+        total = float(np.nansum(list(seconds.values())))
+        print(f"total {total:.1f} s of the parts that finished (target for the whole audit {target:.0f} s)")
+        rows = bradley_terry_peers(work) + voting_peers(work)
+        peers = pd.DataFrame(rows)
+        peers["ours/peer"] = peers["ours s"] / peers["peer s"]
+        with pd.option_context(
+            "display.width", 200, "display.max_colwidth", 80, "display.float_format", "{:.3g}".format
+        ):
+            print(peers.to_string(index=False))
 
 
 def synthetic(m: int = 100, n: int = 60, seed: int = 0) -> pd.DataFrame:
@@ -34,7 +309,11 @@ def synthetic(m: int = 100, n: int = 60, seed: int = 0) -> pd.DataFrame:
     )
 
 
-def main(quick: bool = False) -> None:
+def main_boards(quick: bool = False) -> None:
+    """A full audit of every shipped leaderboard and of a synthetic 100 x 60 table: total and three slowest sections."""
+    from benchvote import data
+    from benchvote.audit import audit
+
     boards = [("synthetic 100x60", synthetic(), True)]
     names = ["GLUE", "SuperGLUE", "HELM-lite"] if quick else data.list_leaderboards()
     for name in names:
@@ -77,5 +356,13 @@ def main(quick: bool = False) -> None:
         print(table.to_string(index=False))
 
 
+#: Small sizes for a quick run (and the bench's own test).
+QUICK_SIZES = {(400, 6): 120.0, (120, 20): 180.0, (40, 10): 30.0}
+
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--boards" in sys.argv:
+        main_boards(quick="--quick" in sys.argv)
+    elif "--quick" in sys.argv:
+        main_sizes(QUICK_SIZES, n_boot=200)
+    else:
+        main_sizes()

@@ -17,8 +17,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from benchvote import rank
 from benchvote.ratings import bradley_terry, comparison_matrix
-from benchvote.voting import CondorcetCycle, _beats, _table, condorcet_cycles, count_condorcet_cycles
+from benchvote.voting import CondorcetCycle, _table, condorcet_cycles, count_condorcet_cycles
 
 
 def one_factor(m: int, n: int = 6, seed: int = 0) -> pd.DataFrame:
@@ -29,7 +30,8 @@ def one_factor(m: int, n: int = 6, seed: int = 0) -> pd.DataFrame:
 
 def old_cycles(scores: pd.DataFrame) -> list:
     mat, direction, tol = _table(scores, True, 1e-9)
-    votes = _beats(mat.values, direction, tol)
+    r = rank(mat.values, direction, tol=tol)
+    votes = r[:, None, :] < r[None, :, :]  # the m x m x n tensor of the kernel before issue 30
     counts = votes.sum(axis=2)
     margins = counts - counts.T
     beats = margins > 0

@@ -69,3 +69,54 @@ def test_shipped_table_survives_a_run_that_proves_less(sensitivity_bench):
     assert list(out["exact proven"].map(lambda v: "" if pd.isna(v) else bool(v))) == list(
         shipped["exact proven"].map(lambda v: "" if pd.isna(v) else bool(v))
     )
+
+
+@pytest.fixture(scope="module")
+def audit_bench():
+    spec = importlib.util.spec_from_file_location("bench_audit", ROOT / "bench" / "audit.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_synthetic_tables_are_seeded_rounded_and_keep_a_complete_part(audit_bench):
+    a, b = audit_bench.one_factor(300, 6), audit_bench.one_factor(300, 6)
+    pd.testing.assert_frame_equal(a, b)
+    values = a.to_numpy()
+    seen = values[~np.isnan(values)]
+    assert np.array_equal(np.round(seen, 1), seen)
+    assert 0 < np.isnan(values).sum() < 0.01 * values.size
+    assert (a.notna().sum() >= 2).all() and len(a.dropna()) >= 2
+    assert {(m, n) for m, n in audit_bench.SIZES} == {(5000, 6), (1000, 60), (150, 40)}
+
+
+def test_time_parts_times_every_section_of_the_audit(audit_bench):
+    from benchvote.audit import SECTIONS
+
+    seconds = audit_bench.time_parts(audit_bench.one_factor(30, 5, missing=0.05), n_boot=20)
+    sections = {name.split(":")[0] for name in seconds}
+    optional = {"units", "pareto", "instance_intervals"}  # only on tables with mixed scales, costs or instances
+    assert sections == (set(SECTIONS) - optional)
+    assert all(isinstance(v, float) and v >= 0 for v in seconds.values())
+
+
+def test_a_part_that_fails_is_recorded_and_the_others_still_timed(audit_bench):
+    table = audit_bench.one_factor(20, 4)
+    table.iloc[0] = 1000.0  # a model that never loses: Bradley-Terry has no maximum
+    failures: dict = {}
+    seconds = audit_bench.time_parts(table, n_boot=10, failures=failures)
+    assert list(failures) == ["rankings: bradley_terry"]
+    assert "not strongly connected" in failures["rankings: bradley_terry"]
+    assert np.isnan(seconds["rankings: bradley_terry"])
+    assert all(np.isfinite(v) for k, v in seconds.items() if k not in failures)
+
+
+def test_the_peers_agree_with_ours_on_a_small_table(audit_bench):
+    work = audit_bench.one_factor(40, 8).dropna()
+    rows = audit_bench.bradley_terry_peers(work) + audit_bench.voting_peers(work)
+    parts = {(r["part"], r["peer"]) for r in rows}
+    assert ("Bradley-Terry", "choix.ilsr_pairwise_dense") in parts and ("Ranked Pairs", "pref_voting") in parts
+    for row in rows:
+        assert "DIFFER" not in row["agree"], row
+    gaps = [float(r["agree"].split("gap| ")[1].split(",")[0]) for r in rows if r["part"] == "Bradley-Terry"]
+    assert gaps and max(gaps) < 1e-5

@@ -239,3 +239,62 @@ def test_the_win_rate_kernel_gives_the_rules_own_ranks(seed, holes):
         return
     assert np.array_equal(fast.above, slow.above) and np.array_equal(fast.lower, slow.lower)
     assert np.array_equal(fast.upper, slow.upper) and fast.redrawn == slow.redrawn
+
+
+# --------------------------------------------------------------------------- issue 30: additive rules at scale
+def _bootstrap_by_hand(s, direction, rule, n_boot, seed, level, tol=1e-9):
+    """The bootstrap written out: redraw the columns as rank_intervals does, rank with the rule, compare every pair."""
+    rng = np.random.default_rng(seed)
+    boot = np.array(
+        [
+            bv.rank(rule(s[:, cols], direction[cols]), tol=tol)
+            for cols in (rng.integers(0, s.shape[1], size=s.shape[1]) for _ in range(n_boot))
+        ]
+    )
+    lower = np.quantile(boot, (1 - level) / 2, axis=0, method="inverted_cdf")
+    upper = np.quantile(boot, (1 + level) / 2, axis=0, method="inverted_cdf")
+    above = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
+    return lower, upper, above
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["borda", "mean_win_rate"]), st.sampled_from([1e-6, 1.0, 1e10]))
+def test_per_task_points_give_the_bootstrap_written_out(seed, name, scale):
+    """Borda and the strict win rate add per-task points: the fast redraws must equal the rule run on every redraw.
+
+    Larger tables than the exact-distribution test, many ties, some lower-is-better tasks, rescaled; and the
+    same models permuted give the permuted intervals.
+    """
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(3, 45)), int(rng.integers(1, 9))
+    s = rng.integers(0, int(rng.integers(2, 12)), size=(m, n)).astype(float)
+    direction = rng.random(n) < 0.7
+    s = np.where(direction, s, -s) * scale
+    rule = getattr(bv, name)
+    level, n_boot = float(rng.choice([0.5, 0.9, 0.95])), 120
+    r = rank_intervals(s, direction, rule=rule, n_boot=n_boot, level=level, seed=seed % 97, tol=1e-9 * scale)
+    lower, upper, above = _bootstrap_by_hand(s, direction, rule, n_boot, seed % 97, level, tol=1e-9 * scale)
+    assert np.array_equal(r.lower, lower) and np.array_equal(r.upper, upper)
+    assert np.array_equal(r.above, above)
+    assert np.array_equal(r.ranks, bv.rank(rule(s, direction), tol=1e-9 * scale))
+    order = np.argsort(r.ranks, kind="stable")
+    expected = [
+        (i, j) for a, i in enumerate(order) for j in order[a + 1 :] if above[i, j] < level and above[j, i] < level
+    ]
+    assert r.inseparable == expected
+    perm = rng.permutation(m)
+    moved = rank_intervals(s[perm], direction, rule=rule, n_boot=n_boot, level=level, seed=seed % 97, tol=1e-9 * scale)
+    assert np.array_equal(moved.lower, r.lower[perm]) and np.array_equal(moved.above, r.above[np.ix_(perm, perm)])
+
+
+def test_pair_shares_count_repeated_redraws_once_with_their_weight():
+    """Few tasks repeat redraws: the deduplicated count must equal the plain mean over all redraws."""
+    from benchvote.intervals import _strict_shares
+
+    rng = np.random.default_rng(0)
+    boot = rng.integers(2, 40, size=(300, 25)) / 2.0  # midranks are halves; many repeated rows below
+    boot[100:200] = boot[:100]
+    plain = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
+    assert np.array_equal(_strict_shares(boot), plain)
+    wide = rng.integers(2, 70_000, size=(40, 5)) / 2.0  # ranks beyond 16 bits take the 32-bit kernel
+    assert np.array_equal(_strict_shares(wide), (wide[:, :, None] < wide[:, None, :]).mean(axis=0))

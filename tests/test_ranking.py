@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import permutations_of, score_tables, strictly_increasing_transforms
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
@@ -124,6 +124,25 @@ class TestKendallTauDistance:
         assert d == kendall_tau_distance(b, a)
         assert d == pytest.approx(kendall_tau_distance(a[perm], b[perm]))
         assert 0.0 <= d <= 1.0
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([1e-6, 1.0, 1e10]), st.sampled_from([0.0, 0.5, 1.0]))
+    def test_merge_count_matches_all_pairs_on_large_tied_rankings(self, seed, scale, p):
+        """The O(m log m) count of issue 30 against the count over all m (m - 1) / 2 pairs, with many ties."""
+        rng = np.random.default_rng(seed)
+        m = int(rng.integers(2, 400))
+        a, b = (rng.integers(0, int(rng.integers(1, 30)), size=m).astype(float) for _ in range(2))
+        i, j = np.triu_indices(m, k=1)
+        sa, sb = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+        opposite, one_tied = int(np.sum(sa * sb < 0)), int(np.sum((sa == 0) != (sb == 0)))
+        expected = (opposite + p * one_tied) / len(i)
+        assert kendall_tau_distance(a, b, tie_penalty=p) == expected
+        assert kendall_tau_distance(a * scale, b * scale, tie_penalty=p) == expected  # rescaling keeps every sign
+        perm = rng.permutation(m)
+        assert kendall_tau_distance(a[perm], b[perm], tie_penalty=p) == expected
+        both_strict = int(np.sum((sa != 0) & (sb != 0)))  # flipping one ranking swaps opposite and agreeing pairs
+        flipped = kendall_tau_distance(a, -b, tie_penalty=p)
+        assert flipped == (both_strict - opposite + p * one_tied) / len(i)
 
     def test_extremes(self):
         assert kendall_tau_distance([1, 2, 3], [1, 2, 3]) == 0.0

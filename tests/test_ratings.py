@@ -111,7 +111,7 @@ class TestElo:
 
 @given(st.integers(2, 7).flatmap(lambda m: arrays(np.int64, (m, m), elements=st.integers(0, 2))))
 def test_strong_connectivity_matches_reachability_by_search(wins):
-    """The sparse components test against a plain depth-first search from every model."""
+    """The two breadth-first searches against a plain depth-first search from every model."""
     from benchvote.ratings import _strongly_connected
 
     m = len(wins)
@@ -159,6 +159,12 @@ def test_newton_finds_the_maximum_minorisation_maximisation_found(seed):
         pytest.skip("not strongly connected")
     assert r.converged
     np.testing.assert_allclose(r.ratings, _mm_before_issue30(w), atol=1e-8, rtol=0)
+    beta, plain = np.asarray(r.ratings), np.asarray(w, dtype=float).copy()
+    np.fill_diagonal(plain, 0.0)
+    direct = np.sum(plain * -np.logaddexp(0.0, -(beta[:, None] - beta[None, :])))  # sum of w_ij log sigma(b_i - b_j)
+    assert r.log_likelihood == pytest.approx(direct, rel=1e-12, abs=1e-12)
+    flipped = bradley_terry(np.asarray(w).T)  # every result reversed: the ratings change sign
+    np.testing.assert_allclose(flipped.ratings, -beta, atol=1e-8, rtol=0)
 
 
 def test_newton_with_conjugate_gradients_matches_cholesky(monkeypatch):

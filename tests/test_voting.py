@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import permutations_of, score_tables, strictly_increasing_transforms
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pref_voting.margin_based_methods import ranked_pairs_defeat_tb
 from pref_voting.other_methods import kemeny_young_rankings
@@ -166,6 +166,30 @@ class TestRankedPairs:
         if w is not None:
             assert ranked_pairs(table)[w] == table.shape[0] - 1
 
+    @settings(max_examples=150, deadline=None)
+    @given(score_tables(min_models=2, max_models=12, max_tasks=7, missing=True), st.data())
+    def test_the_closure_kernel_locks_what_a_graph_search_locks(self, table, data):
+        """The bit-set closure of issue 30 against the edge-by-edge search it replaced (ties, holes, tie-breaks)."""
+        m = table.shape[0]
+        tb = list(data.draw(permutations_of(m)))
+        assert ranked_pairs(table, tie_break=tb).tolist() == _ranked_pairs_by_search(table, tb)
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([1e-6, 1.0, 1e10]))
+    def test_permuted_rescaled_and_flipped_tables_give_the_same_order(self, seed, scale):
+        rng = np.random.default_rng(seed)
+        m, n = int(rng.integers(3, 40)), int(rng.integers(1, 8))
+        s = np.round(rng.normal(size=(m, 1)) + rng.normal(size=(m, n)), 1)
+        tb = rng.permutation(m)
+        base = ranked_pairs(s, tie_break=tb)
+        assert base.tolist() == _ranked_pairs_by_search(s, list(tb))
+        perm = rng.permutation(m)
+        moved = ranked_pairs(s[perm], tie_break=np.argsort(perm)[tb])  # the same models, the same priorities
+        assert np.array_equal(moved, base[perm])
+        flip = rng.random(n) < 0.5
+        turned = np.where(flip, -s, s) * scale
+        assert np.array_equal(ranked_pairs(turned, ~flip, tie_break=tb, tol=1e-9 * scale), base)
+
     def test_explicit_tie_break_orders_unrelated_models(self):
         s = np.array([[1.0, 0.0], [0.0, 1.0]])  # a perfect tie
         assert ranked_pairs(s).tolist() == [1.0, 0.0]
@@ -216,13 +240,54 @@ def test_votes_and_buffers_use_one_notion_of_a_tie():
             assert cyc.buffer >= 1.0 - 1e-9  # integer gaps only: the 1e-12 noise is a tie, not a vote
 
 
+# ---------------------------------------------------------------- issue 30: oracles of the kernels it replaced
+def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
+    """Ranked Pairs before issue 30: lock each defeat unless a search of the locked graph finds a path back."""
+    r = bv.rank(np.asarray(scores, dtype=float), higher_is_better, nan_policy="omit")
+    m = len(r)
+    with np.errstate(invalid="ignore"):
+        counts = (r[:, None, :] < r[None, :, :]).sum(axis=2)
+    margins = counts - counts.T
+    priority = {x: k for k, x in enumerate(tie_break)}
+    edges = sorted(
+        ((int(margins[i, j]), i, j) for i in range(m) for j in range(m) if margins[i, j] > 0),
+        key=lambda e: (-e[0], priority[e[1]], priority[e[2]]),
+    )
+    locked = np.zeros((m, m), dtype=bool)
+
+    def path(a, b):
+        stack, seen = [a], {a}
+        while stack:
+            u = stack.pop()
+            if u == b:
+                return True
+            for v in np.flatnonzero(locked[u]):
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return False
+
+    for _, i, j in edges:
+        if not path(j, i):
+            locked[i, j] = True
+    out, placed = [0.0] * m, set()
+    for position in range(m):
+        free = [x for x in range(m) if x not in placed and not any(locked[y, x] for y in range(m) if y not in placed)]
+        pick = min(free, key=lambda x: priority[x])
+        out[pick] = float(m - 1 - position)
+        placed.add(pick)
+    return out
+
+
 # ---------------------------------------------------------------- issue 30: cycles without an m x m x m array
 def _cycles_before_issue30(scores, higher_is_better=True, tol=1e-9):
     """The implementation of ``condorcet_cycles`` before issue 30 (an m x m x m tensor), kept as the oracle."""
-    from benchvote.voting import CondorcetCycle, _beats, _table
+    from benchvote.voting import CondorcetCycle, _table
 
     mat, direction, tol = _table(scores, higher_is_better, tol)
-    votes = _beats(mat.values, direction, tol)
+    r = bv.rank(mat.values, direction, tol=tol, nan_policy="omit")
+    with np.errstate(invalid="ignore"):
+        votes = r[:, None, :] < r[None, :, :]  # task k votes i over j (nan compares False: missing abstains)
     counts = votes.sum(axis=2)
     margins = counts - counts.T
     beats = margins > 0

@@ -151,25 +151,16 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
 def _pairwise_counts(
     values: np.ndarray, direction: np.ndarray, tol: float, models: list | None = None
 ) -> PairwiseCounts:
-    """Kernel of :func:`pairwise_wins` on a validated table (``nan`` = missing)."""
+    """Kernel of :func:`pairwise_wins` on a validated table (``nan`` = missing), counted pair by pair.
+
+    The counting is compiled (:func:`benchvote._kernels.pair_counts`): one pass
+    over the m (m - 1) / 2 pairs, no models x models temporary per task.
+    """
+    from ._kernels import pair_counts
+
     r = _rank(values, direction, tol)
-    m, n = r.shape
-    wins = np.zeros((m, m), dtype=np.int64)
-    ties = np.zeros((m, m), dtype=np.int64)
-    compared = np.zeros((m, m), dtype=np.int64)
-    for k in range(n):
-        col = r[:, k]
-        seen = ~np.isnan(col)
-        idx = np.flatnonzero(seen)
-        if len(idx) < 2:
-            continue
-        c = col[idx]
-        sub = np.ix_(idx, idx)
-        wins[sub] += c[:, None] < c[None, :]
-        ties[sub] += c[:, None] == c[None, :]
-        compared[sub] += 1
-    np.fill_diagonal(ties, 0)
-    np.fill_diagonal(compared, 0)
+    m = r.shape[0]
+    wins, ties, compared = pair_counts(np.ascontiguousarray(r))
     return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(range(m)) if models is None else models)
 
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, split_table
-from .aggregation import _pairwise_counts, mean_win_rate
-from .ranking import DEFAULT_TIE_TOLERANCE, rank
+from .aggregation import _pairwise_counts, borda, mean_win_rate
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank, rank
 
 __all__ = ["RankIntervals", "rank_intervals", "instance_rank_intervals", "instance_table"]
 
@@ -88,6 +88,12 @@ def rank_intervals(
     bootstrap ranks (``numpy.quantile`` with ``method="inverted_cdf"``, so the
     ends are ranks that occurred).
 
+    With :func:`benchvote.borda` or :func:`benchvote.mean_win_rate` on a
+    complete table, a redrawn table's scores are count-weighted sums of
+    per-task points, so every redraw costs one product rather than a run of
+    the rule (the same ranks; see :func:`_additive_points`); the pair shares
+    are counted by a compiled kernel.  A 5,000 x 6 table takes seconds.
+
     Parameters
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
@@ -147,6 +153,15 @@ def rank_intervals(
         return rank(values, tol=tol)
 
     full = ranks_of(np.arange(n))
+    points = _additive_points(rule, mat.values, direction, tol)
+    if points is not None:  # the rule adds up per-task points: every redraw is one product of counts
+        rng = np.random.default_rng(seed)
+        draws = np.stack([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(n_boot)])
+        totals = draws.astype(float) @ points.T
+        if rule is mean_win_rate:
+            totals /= m * n  # the rule's own values: exact rationals, rounded once
+        boot = rank(totals, tol=tol, axis=1)
+        return _summarise(full, boot, mat.models, mat.labelled, level, 0)
     redraw_ranks: Callable[[np.ndarray], np.ndarray] = ranks_of
     if rule is mean_win_rate and m * m * n <= _KERNEL_CELLS:
         redraw_ranks = _strict_win_rate_ranks(mat.values, direction, tol, ranks_of)
@@ -191,6 +206,41 @@ def _bootstrap(
             continue
         done += 1
     return boot, redrawn
+
+
+def _additive_points(rule: Any, values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray | None:
+    """Per-task points whose sum over the redrawn tasks ranks the models as ``rule`` does, or ``None``.
+
+    On a complete table two rules add up points task by task.  Borda gives
+    a model ``m - r`` on a task where its midrank is ``r``, so the Borda
+    count of a redrawn table is the count-weighted sum of these points, the
+    same half-integers the rule adds.  The strict mean win rate of a redrawn
+    table, where every pair is compared on all ``n`` drawn tasks, is
+    ``sum_j wins_ij / (m n)``, and ``sum_j wins_ij`` is the count-weighted sum
+    of the number of models each task ranks strictly below the model (an
+    integer).  The rule's own floating-point sums differ from these exact
+    rationals by less than ``2 (m + 2) u`` (``u = 2**-53``: m rounded
+    quotients below 1 and their sum), and distinct rationals differ by at
+    least ``1 / (m n)``; so when ``tol`` lies between twice the first and half
+    the second, both tie exactly the same pairs and rank alike.  Any other
+    rule or tolerance, or a table with missing scores, gets ``None``.
+    """
+    if np.isnan(values).any() or not (rule is mean_win_rate or rule is borda):
+        return None
+    m, n = values.shape
+    if rule is mean_win_rate and not 4 * _U * (m + 2) <= tol < 0.5 / (m * n):
+        return None  # a tolerance below the rule's rounding, or near the rationals' spacing: the rule's own sums
+    r = _rank(values, direction, tol)
+    if rule is borda:
+        return m - r
+    ordered = np.sort(r, axis=0)
+    below = np.empty_like(r)
+    for k in range(r.shape[1]):  # models ranked strictly below: those whose midrank is larger
+        below[:, k] = m - np.searchsorted(ordered[:, k], r[:, k], side="right")
+    return below
+
+
+_U = 2.0**-53
 
 
 #: Largest models x models x tasks array the bootstrap kernel of the strict mean win rate precomputes.
@@ -238,14 +288,13 @@ def _summarise(
     n_boot = boot.shape[0]
     lower = np.quantile(boot, (1 - level) / 2, axis=0, method="inverted_cdf")
     upper = np.quantile(boot, (1 + level) / 2, axis=0, method="inverted_cdf")
-    above = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
+    above = _strict_shares(boot)
     order = np.argsort(full, kind="stable")
-    inseparable = [
-        (models[i], models[j])
-        for a, i in enumerate(order)
-        for j in order[a + 1 :]
-        if above[i, j] < level and above[j, i] < level
-    ]
+    close = (above < level) & (above.T < level)  # neither ranks above the other in a share level
+    first, second = np.nonzero(np.triu(close[np.ix_(order, order)], k=1))  # pairs in the full ranking's order
+    labels = np.empty(len(models), dtype=object)
+    labels[:] = list(models)
+    inseparable = list(zip(labels[order[first]].tolist(), labels[order[second]].tolist()))
 
     def wrap(values: np.ndarray) -> Any:
         return pd.Series(values, index=pd.Index(models), name="rank") if labelled else values
@@ -260,6 +309,26 @@ def _summarise(
         n_boot=n_boot,
         redrawn=redrawn,
     )
+
+
+def _strict_shares(boot: np.ndarray) -> np.ndarray:
+    """``out[i, j]``: the share of the redraws (rows of ``boot``) in which model i ranks strictly above model j.
+
+    Midranks are halves, so twice the ranks are exact integers.  Repeated
+    redraws (few tasks have few distinct redraws) are counted once with their
+    multiplicity, and a compiled kernel counts each pair once, settling from
+    the ranges alone the pairs whose redrawn ranks never overlap (memory
+    m x m, not redraws x m x m).  The shares are the same numbers as the mean
+    of the comparisons (an integer count over ``n_boot``).
+    """
+    from ._kernels import strict_above_counts
+
+    n_boot = boot.shape[0]
+    distinct, weight = np.unique(boot, axis=0, return_counts=True)
+    small = max(2 * float(np.abs(boot).max()), n_boot) < 2**15  # 16-bit ranks and weights: twice the throughput
+    kind = np.int16 if small else np.int32
+    doubled = np.ascontiguousarray(np.rint(2 * distinct).T.astype(kind))
+    return strict_above_counts(doubled, weight.astype(kind)) / n_boot
 
 
 _INSTANCE_COLUMNS = ("model", "task", "instance", "score")

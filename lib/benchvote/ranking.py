@@ -299,12 +299,6 @@ def reversed_pairs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return (before[:, None] < before[None, :]) & (after[:, None] > after[None, :])
 
 
-def _pair_signs(r: np.ndarray) -> np.ndarray:
-    """Upper-triangle signs of r_i - r_j for i < j."""
-    i, j = np.triu_indices(len(r), k=1)
-    return np.sign(r[i] - r[j])
-
-
 def kendall_tau_distance(r1: Any, r2: Any, *, tie_penalty: float = 0.0) -> float:
     r"""Normalised Kendall tau distance between two rankings.
 
@@ -362,10 +356,25 @@ def kendall_tau_distance(r1: Any, r2: Any, *, tie_penalty: float = 0.0) -> float
     b = as_vector(r2, name="r2", length=len(a))
     if not 0.0 <= tie_penalty <= 1.0:
         raise ValueError(f"tie_penalty must lie in [0, 1], got {tie_penalty}")
-    sa, sb = _pair_signs(a), _pair_signs(b)
-    discordant = np.count_nonzero(sa * sb < 0)
-    half_tied = np.count_nonzero((sa == 0) != (sb == 0))
+    discordant, half_tied = _discordant_and_half_tied(a, b)
     return float((discordant + tie_penalty * half_tied) / comb(len(a), 2))
+
+
+def _discordant_and_half_tied(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
+    """Pairs i < j ordered oppositely by ``a`` and ``b``, and pairs tied in exactly one of them, in O(m log m).
+
+    Sorted by ``a`` then ``b``, an opposite pair is a strict inversion of
+    ``b`` (merge sort, :func:`benchvote._kernels.discordant_pairs`); pairs
+    tied in ``a``, in ``b`` and in both are counted from the sizes of the tie
+    groups, so no m x m array is formed.
+    """
+    from ._kernels import discordant_pairs
+
+    def tied(*keys: np.ndarray) -> int:
+        _, sizes = np.unique(np.column_stack(keys), axis=0, return_counts=True)
+        return int((sizes * (sizes - 1) // 2).sum())
+
+    return discordant_pairs(a, b), tied(a) + tied(b) - 2 * tied(a, b)
 
 
 def max_rank_change(r1: Any, r2: Any) -> float:

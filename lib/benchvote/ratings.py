@@ -38,17 +38,27 @@ NOT_CONNECTED = (
 def _strongly_connected(wins: Any) -> bool:
     """Whether the graph with an edge i -> j when i beat j at least once is strongly connected.
 
-    Strongly connected components on the sparse edge list: linear in the
-    number of pairs, where repeated squaring of the reachability matrix cost
-    O(m^3 log m).  The diagonal is ignored.
+    It is when the first model reaches every model along the edges and
+    every model reaches it (breadth-first searches forwards and backwards):
+    each model's row is read once, O(m^2) on a dense match table, where
+    repeated squaring of the reachability matrix cost O(m^3 log m).  The
+    diagonal is ignored.
     """
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     beats = np.asarray(wins, dtype=float) > 0
     np.fill_diagonal(beats, False)
-    n_parts, _ = connected_components(csr_matrix(beats), directed=True, connection="strong")
-    return bool(n_parts == 1)
+    return _reaches_all(beats) and _reaches_all(np.ascontiguousarray(beats.T))
+
+
+def _reaches_all(edges: np.ndarray) -> bool:
+    """Whether a breadth-first search from the first node along ``edges[u, v]`` (u -> v) reaches every node."""
+    seen = np.zeros(len(edges), dtype=bool)
+    seen[0] = True
+    frontier = np.zeros(1, dtype=np.int64)
+    while len(frontier):
+        new = edges[frontier].any(axis=0) & ~seen
+        seen |= new
+        frontier = np.flatnonzero(new)
+    return bool(seen.all())
 
 
 def comparison_matrix(
@@ -155,15 +165,9 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
         raise ValueError(f"model(s) {names[:5]} have no comparisons")
     if not _strongly_connected(w):
         raise ValueError(NOT_CONNECTED)
-    beta, it, converged = _newton(w, n, max_iter, convergence_tol)
-    loglik = _log_likelihood(w, beta)
+    beta, loglik, it, converged = _newton(w, max_iter, convergence_tol)
     ratings = pd.Series(beta, index=wins.index, name="bradley_terry") if labelled else beta
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
-
-
-def _log_likelihood(w: np.ndarray, beta: np.ndarray) -> float:
-    diff = beta[:, None] - beta[None, :]
-    return float(np.sum(w * (diff - np.logaddexp(0.0, diff))))
 
 
 #: Above this many models a Newton step is solved by conjugate gradients (O(m^2) a product) instead of Cholesky.
@@ -186,7 +190,7 @@ def _solve_laplacian(laplacian: np.ndarray, grad: np.ndarray) -> np.ndarray:
     return step
 
 
-def _newton(w: np.ndarray, n: np.ndarray, max_iter: int, convergence_tol: float) -> tuple[np.ndarray, int, bool]:
+def _newton(w: np.ndarray, max_iter: int, convergence_tol: float) -> tuple[np.ndarray, float, int, bool]:
     """Newton's method on the concave log-likelihood, halving a step that would lower it.
 
     The Hessian is minus the Laplacian of the weights :math:`n_{ij}\\sigma_{ij}(1-\\sigma_{ij})`;
@@ -195,29 +199,23 @@ def _newton(w: np.ndarray, n: np.ndarray, max_iter: int, convergence_tol: float)
     about ten steps, where minorisation-maximisation needed thousands of
     O(m^2) steps on large tables.
     """
-    from scipy.special import expit
+    from ._kernels import bt_newton_system
 
-    m = len(w)
-    beta = np.zeros(m)
-    total_wins = w.sum(axis=1)
-    loglik = _log_likelihood(w, beta)
+    beta = np.zeros(len(w))
+    losses = np.ascontiguousarray(w.T)
+    loglik, grad, laplacian = bt_newton_system(w, losses, beta)  # one compiled pass over the pairs gives all three
     for it in range(1, max_iter + 1):
-        sig = expit(beta[:, None] - beta[None, :])
-        grad = total_wins - (n * sig).sum(axis=1)
-        laplacian = -(n * sig * sig.T)  # minus the Hessian
-        np.fill_diagonal(laplacian, 0.0)
-        np.fill_diagonal(laplacian, -laplacian.sum(axis=1))
         step = _solve_laplacian(laplacian, grad)
         step -= step.mean()
         for _ in range(60):  # the full step, or a fraction of it that does not lower the likelihood
-            trial = _log_likelihood(w, beta + step)
+            trial, trial_grad, trial_laplacian = bt_newton_system(w, losses, beta + step)
             if trial >= loglik - 1e-12 * abs(loglik):
                 break
             step = step / 2
-        beta, loglik = beta + step, trial
+        beta, loglik, grad, laplacian = beta + step, trial, trial_grad, trial_laplacian
         if np.max(np.abs(step)) < convergence_tol:
-            return beta - beta.mean(), it, True
-    return beta - beta.mean(), max_iter, False
+            return beta - beta.mean(), loglik, it, True
+    return beta - beta.mean(), loglik, max_iter, False
 
 
 def matches_from_scores(

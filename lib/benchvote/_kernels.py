@@ -1,0 +1,275 @@
+"""Compiled kernels (numba) of the library's work over all pairs of models, for leaderboards of thousands of models.
+
+Each kernel is the inner loop of one public function, which validates the
+input, documents the result and is tested against an independent oracle:
+
+* :func:`pair_counts`: the head-to-head counts of :func:`benchvote.pairwise_wins`;
+* :func:`margins_and_gaps`: the margins and score gaps of :func:`benchvote.voting.condorcet_cycles`;
+* :func:`strict_above_counts`: the pair shares of
+  :func:`benchvote.intervals.rank_intervals` (how often i ranks strictly above j);
+* :func:`lock_ranked_pairs`: the locking step of :func:`benchvote.voting.ranked_pairs`;
+* :func:`discordant_pairs`: the reversed pairs of :func:`benchvote.kendall_tau_distance`;
+* :func:`bt_newton_system`: the Newton steps of
+  :func:`benchvote.ratings.bradley_terry`.
+
+They are imported on first use, so that ``import benchvote`` does not load numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def pair_counts(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Wins, ties and shared tasks of every pair, from models x tasks ranks (``nan`` = missing, lower = better).
+
+    One pass over the pairs i < j, the tasks innermost: ``wins[i, j]`` counts
+    the tasks where both have a rank and i's is lower, ``ties`` those where
+    the ranks are equal, ``compared`` those where both have one (diagonals 0).
+    """
+    m, n = ranks.shape
+    wins = np.zeros((m, m), dtype=np.int64)
+    ties = np.zeros((m, m), dtype=np.int64)
+    compared = np.zeros((m, m), dtype=np.int64)
+    for i in range(m):
+        ri = ranks[i]
+        for j in range(i + 1, m):
+            rj = ranks[j]
+            win = 0
+            loss = 0
+            both = 0
+            for k in range(n):
+                a = ri[k]
+                b = rj[k]
+                if a == a and b == b:  # neither is nan
+                    both += 1
+                    win += a < b
+                    loss += b < a
+            wins[i, j] = win
+            wins[j, i] = loss
+            ties[i, j] = ties[j, i] = both - win - loss
+            compared[i, j] = compared[j, i] = both
+    return wins, ties, compared
+
+
+@njit(cache=True, nogil=True)
+def margins_and_gaps(ranks: np.ndarray, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Majority margins and, for each ordered pair, the smallest score gap among the tasks voting i over j.
+
+    ``ranks`` is models x tasks (``nan`` = missing, which never votes),
+    ``signed`` the scores oriented so that higher is better; a task votes i
+    over j when i's rank is lower, with gap ``signed[i, k] - signed[j, k]``.
+    ``gaps`` is ``inf`` where no task votes i over j.  One pass over the pairs.
+    """
+    m, n = ranks.shape
+    margins = np.zeros((m, m), dtype=np.int64)
+    gaps = np.full((m, m), np.inf)
+    for i in range(m):
+        for j in range(i + 1, m):
+            up = 0
+            down = 0
+            gap_up = np.inf
+            gap_down = np.inf
+            for k in range(n):
+                a = ranks[i, k]
+                b = ranks[j, k]
+                if a < b:
+                    up += 1
+                    gap_up = min(gap_up, signed[i, k] - signed[j, k])
+                elif b < a:
+                    down += 1
+                    gap_down = min(gap_down, signed[j, k] - signed[i, k])
+            margins[i, j] = up - down
+            margins[j, i] = down - up
+            gaps[i, j] = gap_up
+            gaps[j, i] = gap_down
+    return margins, gaps
+
+
+@njit(cache=True, nogil=True)
+def strict_above_counts(ranks: np.ndarray, weight: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``out[i, j]``: the total ``weight`` of the columns b with ``ranks[i, b] < ranks[j, b]``.
+
+    ``ranks`` is models x distinct redraws (integers, e.g. twice the
+    midranks) and ``weight[b]`` how often redraw b occurred.  A pair whose
+    ranges of ranks do not overlap is settled by the ends (every column or
+    none); only overlapping pairs are counted column by column, both ways at once.
+    """
+    m, n_cols = ranks.shape
+    total = 0
+    for b in range(n_cols):
+        total += weight[b]
+    lo = np.empty(m, dtype=ranks.dtype)
+    hi = np.empty(m, dtype=ranks.dtype)
+    for i in range(m):
+        lo[i] = ranks[i].min()
+        hi[i] = ranks[i].max()
+    out = np.zeros((m, m), dtype=np.int64)
+    for i in range(m):
+        ri = ranks[i]
+        for j in range(i + 1, m):
+            if hi[i] < lo[j]:
+                out[i, j] = total
+            elif hi[j] < lo[i]:
+                out[j, i] = total
+            else:
+                rj = ranks[j]
+                below = np.int32(0)
+                above = np.int32(0)
+                for b in range(n_cols):
+                    x = ri[b]
+                    y = rj[b]
+                    below += weight[b] * np.int32(x < y)
+                    above += weight[b] * np.int32(y < x)
+                out[i, j] = below
+                out[j, i] = above
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _has(bits: np.ndarray, row: int, col: int) -> bool:  # pragma: no cover - compiled
+    return (bits[row, col >> 6] >> np.uint64(col & 63)) & np.uint64(1) == np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def lock_ranked_pairs(winners: np.ndarray, losers: np.ndarray, m: int) -> np.ndarray:  # pragma: no cover
+    """The transitive closure of the defeats Ranked Pairs locks, taking them in the given order.
+
+    ``reach[u, v]``: the locked defeats lead from u to v.  A defeat i -> j is
+    locked unless j already reaches i (it would close a cycle); one already
+    implied (i reaches j) changes nothing.  Locking i -> j makes i and every
+    model that reaches i reach j and all that j reaches; a model that already
+    reaches j already reaches all that (the relation is transitive), so only
+    the ancestors of i that are not ancestors of j are updated.  Rows of
+    ``reach`` and of the ancestor relation are bit sets of 64-bit words.
+    """
+    words = (m + 63) // 64
+    reach = np.zeros((m, words), dtype=np.uint64)
+    ancestors = np.zeros((m, words), dtype=np.uint64)  # ancestors[v] has bit u when u reaches v
+    one = np.uint64(1)
+    for e in range(len(winners)):
+        i = winners[e]
+        j = losers[e]
+        if _has(reach, j, i) or _has(reach, i, j):
+            continue
+        gain = reach[j].copy()
+        gain[j >> 6] |= one << np.uint64(j & 63)
+        for w in range(words):
+            todo = ancestors[i, w] & ~ancestors[j, w]
+            if w == i >> 6:
+                todo |= one << np.uint64(i & 63)
+            for bit in range(64):
+                if todo == 0:
+                    break
+                if (todo >> np.uint64(bit)) & one:
+                    todo &= ~(one << np.uint64(bit))
+                    u = w * 64 + bit
+                    for x in range(words):
+                        new = gain[x] & ~reach[u, x]
+                        if new:
+                            reach[u, x] |= new
+                            for b2 in range(64):
+                                if (new >> np.uint64(b2)) & one:
+                                    ancestors[x * 64 + b2, u >> 6] |= one << np.uint64(u & 63)
+    out = np.zeros((m, m), dtype=np.bool_)
+    for u in range(m):
+        for v in range(m):
+            out[u, v] = _has(reach, u, v)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def strict_inversions(keys: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The number of pairs p < q with ``keys[p] > keys[q]`` (equal keys are no inversion), in O(m log m).
+
+    Bottom-up merge sort: when a key of the right run is strictly smaller
+    than the head of the left run, it jumps over every key left in that run.
+    """
+    m = len(keys)
+    src = keys.copy()
+    dst = np.empty_like(src)
+    count = 0
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if src[b] < src[a]:
+                    count += mid - a
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                dst[k] = src[a]
+                a += 1
+                k += 1
+            while b < hi:
+                dst[k] = src[b]
+                b += 1
+                k += 1
+        src, dst = dst, src
+        width *= 2
+    return count
+
+
+def discordant_pairs(a: np.ndarray, b: np.ndarray) -> int:
+    """The number of pairs i < j with ``(a_i - a_j)(b_i - b_j) < 0``.
+
+    Sorted by ``a`` and then by ``b``, a reversed pair is an inversion of
+    ``b``; pairs tied in ``a`` are sorted by ``b`` and so never inverted.
+    """
+    order = np.lexsort((b, a))
+    return int(strict_inversions(np.ascontiguousarray(b[order])))
+
+
+@njit(cache=True, nogil=True)
+def bt_newton_system(wins: np.ndarray, losses: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """The Bradley-Terry log-likelihood at ``beta``, its gradient and minus its Hessian (a graph Laplacian).
+
+    ``losses`` is ``wins.T`` stored by rows, so both are read along rows.
+    One pass over the pairs i < j.  With ``a = |beta_i - beta_j|``,
+    ``e = exp(-a)`` and ``l = log1p(e)`` (no overflow), the better-rated side
+    of a pair has ``log sigma = -l`` and probability ``1 / (1 + e)``, the other
+    ``-a - l`` and ``e / (1 + e)``.  With ``s = sigma(beta_i - beta_j)``,
+    ``t = 1 - s`` and ``n_ij = wins[i, j] + wins[j, i]``: the log-likelihood adds
+    ``wins[i, j] log s + wins[j, i] log t``, ``grad_i = sum_j wins[i, j] - n_ij s``,
+    and the Laplacian's off-diagonal entries are ``-n_ij s t``.
+    """
+    m = len(beta)
+    loglik = 0.0
+    grad = np.zeros(m)
+    laplacian = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i + 1, m):
+            up = wins[i, j]
+            down = losses[i, j]
+            n_ij = up + down
+            if n_ij == 0:
+                continue
+            d = beta[i] - beta[j]
+            a = abs(d)
+            e = np.exp(-a)
+            log_loss = np.log1p(e)
+            big = 1.0 / (1.0 + e)
+            small = e / (1.0 + e)
+            if d >= 0:
+                s, t = big, small
+                loglik -= up * log_loss + down * (a + log_loss)
+            else:
+                s, t = small, big
+                loglik -= up * (a + log_loss) + down * log_loss
+            grad[i] += up - n_ij * s
+            grad[j] += down - n_ij * t
+            weight = n_ij * s * t
+            laplacian[i, j] = -weight
+            laplacian[j, i] = -weight
+            laplacian[i, i] += weight
+            laplacian[j, j] += weight
+    return loglik, grad, laplacian
