@@ -15,8 +15,9 @@ largest bound among the open nodes, or the incumbent when none is left.
 Incumbents are weights whose count is recounted robustly
 (:meth:`._problem._CardinalProblem.robust_count`, beyond rounding) before
 they prune anything: the coordinate search from the published weighting,
-from every one- and two-task corner and from seeded random points, and every
-node's centre (polished when it beats the incumbent).  The final weights are
+from every one-task corner and from seeded random points before the root,
+from every two-task corner after it (unless the budget ends at the root),
+and every node's centre (polished when it beats the incumbent).  The final weights are
 recounted exactly by :func:`._problem._finish_cardinal`, which marks the
 result optimal only when that recount meets the bound.
 
@@ -28,6 +29,7 @@ the input and the options (HiGHS runs on one thread).
 from __future__ import annotations
 
 import heapq
+import itertools
 import time
 from typing import Any
 
@@ -134,20 +136,14 @@ def _evaluate(ctx: _Context, lo, hi, among, known_adj, rows, target: int, rounds
     return best, cand, adj, active
 
 
-def _corner_starts(lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, random_starts: int) -> list:
-    """The published weighting, every one- and two-task corner, and seeded random points of the box."""
+def _corner_starts(lo: np.ndarray, hi: np.ndarray, tasks: int) -> list:
+    """Every corner of the box with ``tasks`` weights at their top and the others at their floor."""
     n = len(lo)
-    starts = [hi.copy()]
-    for t in range(n):
+    starts = []
+    for top in itertools.combinations(range(n), tasks):
         a = lo.copy()
-        a[t] = hi[t]
+        a[list(top)] = hi[list(top)]
         starts.append(a)
-    for t in range(n):
-        for u in range(t + 1, n):
-            a = lo.copy()
-            a[t], a[u] = hi[t], hi[u]
-            starts.append(a)
-    starts += [np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(random_starts)]
     return starts
 
 
@@ -168,9 +164,9 @@ def cardinal_cliques(
     ctx = _Context(prob, seed)
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)
-    starts = ([] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]) + _corner_starts(
-        lo, hi, rng, random_starts
-    )
+    starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
+    starts += [hi.copy(), *_corner_starts(lo, hi, 1)]
+    starts += [np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(random_starts)]
     best_a, best = hi.copy(), prob.robust_count(hi)
 
     def offer(a0: np.ndarray, polish: bool) -> None:
@@ -188,6 +184,11 @@ def cardinal_cliques(
             break
     everything = np.arange(len(prob.d), dtype=np.int64)
     root_bound, cand, adj, rows = _evaluate(ctx, lo, hi, everything, None, [], best, root_rounds, deadline)
+    if root_bound > best and ctx.nodes < work_limit:  # the root's bound first; then the two-task corners
+        for a0 in _corner_starts(lo, hi, 2):
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            offer(a0, True)
     stopped = ""
     heap: list[tuple[Any, ...]] = []
     if root_bound > best:
