@@ -195,16 +195,23 @@ def keep_earlier_exact(new: pd.DataFrame, old: pd.DataFrame) -> pd.DataFrame:
     An earlier, longer run may have proven a maximum (HELM-bias) that the 60-s limit here cannot,
     and a board with no exact value shipped (empty cells) stays empty rather than taking an unproven
     value.  ``exact proven`` is read as True only where it says so; empty cells stay empty.
+    The certified bound (``bound exact``) follows the same rule, and the weights shipped by
+    bench/certified.py (``exact weights``, which this script does not compute) are kept while the
+    value they reach is the one shipped.
     """
-    exact = ["tau exact", "exact proven"]
+    exact = [col for col in ("tau exact", "exact proven", "bound exact", "exact weights") if col in old]
     out = new.copy()
     out["tau exact"] = out["tau exact"].astype(float)
     out["exact proven"] = out["exact proven"].astype(object)
+    if "exact weights" in old:
+        out["exact weights"] = pd.Series(np.nan, index=out.index, dtype=object)
     proven_now = new["exact proven"].astype(bool)
     for name in new.index.intersection(old.index):
         if not proven_now[name]:
             for col in exact:
                 out.at[name, col] = old.at[name, col]
+        elif "exact weights" in old and np.isclose(old.at[name, "tau exact"], out.at[name, "tau exact"], atol=1e-12):
+            out.at[name, "exact weights"] = old.at[name, "exact weights"]
     return out
 
 
@@ -256,6 +263,7 @@ def main(quick: bool = False, bound_limit: float = 60.0) -> int:
         shipped = table[
             ["kind", "tau benchbench", "tau benchbench (strict)", "MRC benchbench", "tau exact", "exact proven"]
         ].copy()
+        shipped["bound exact"] = table["bound"].where(~table["exact proven"].astype(bool), table["tau exact"])
         shipped_path = HERE.parent / "data" / "benchbench_sensitivity.csv"
         if shipped_path.exists():
             shipped = keep_earlier_exact(shipped, pd.read_csv(shipped_path, index_col="leaderboard"))

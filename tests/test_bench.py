@@ -120,3 +120,22 @@ def test_the_peers_agree_with_ours_on_a_small_table(audit_bench):
         assert "DIFFER" not in row["agree"], row
     gaps = [float(r["agree"].split("gap| ")[1].split(",")[0]) for r in rows if r["part"] == "Bradley-Terry"]
     assert gaps and max(gaps) < 1e-5
+
+
+def test_certified_bounds_and_weights_follow_the_shipped_value(sensitivity_bench):
+    """``bound exact`` is kept with an unproven run; ``exact weights`` only while they reach the shipped value."""
+    old = pd.read_csv(
+        io.StringIO(
+            "leaderboard,kind,tau exact,exact proven,bound exact,exact weights\n"
+            "A,cardinal,0.3,False,0.5,1 0.5\n"  # bound only: kept when nothing is proven now
+            "B,cardinal,0.2,True,0.2,1 0.25\n"  # proven again with the same value: weights kept
+            "C,cardinal,0.1,False,0.4,1 0.125\n"  # proven now with another value: the old weights go
+        ),
+        index_col="leaderboard",
+    )
+    new = _frame([("A", "cardinal", 0.25, False), ("B", "cardinal", 0.2, True), ("C", "cardinal", 0.15, True)])
+    new["bound exact"] = [0.6, 0.2, 0.15]
+    out = sensitivity_bench.keep_earlier_exact(new, old)
+    assert out.loc["A", "bound exact"] == 0.5 and out.loc["A", "exact weights"] == "1 0.5"
+    assert out.loc["B", "exact weights"] == "1 0.25"
+    assert out.loc["C", "bound exact"] == 0.15 and pd.isna(out.loc["C", "exact weights"])

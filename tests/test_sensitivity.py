@@ -358,11 +358,12 @@ class TestCardinalRelaxation:
         assert auto.upper_bound is not None and auto.tau_distance <= auto.upper_bound
         assert auto.optimal == (auto.tau_distance >= auto.upper_bound)
 
-    def test_auto_uses_the_relaxation_beyond_ten_distinct_tasks(self):
+    def test_auto_uses_the_relaxation_and_the_clique_bound_beyond_ten_distinct_tasks(self):
         s = random_cardinal(13, m=8, n=12)
         auto = cardinal_sensitivity(s, eps=0.05, restarts=4, steps=30, polish_starts=4)
         relaxed = cardinal_sensitivity(s, eps=0.05, method="relaxation", restarts=4, steps=30, polish_starts=4)
-        assert auto.n_flipped == relaxed.n_flipped and auto.upper_bound is None and not auto.optimal
+        assert auto.n_flipped >= relaxed.n_flipped and auto.upper_bound is not None
+        assert auto.optimal == (auto.tau_distance >= auto.upper_bound)
 
     def test_lower_is_better_tasks_and_leaderboards(self):
         s = random_cardinal(14, m=9, n=4)

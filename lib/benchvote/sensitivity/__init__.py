@@ -21,8 +21,10 @@ Both maxima are combinatorial.  This module offers
   Algorithms 1-2), vectorised over all pairs of models and batched over many
   seeded random restarts (lower bounds);
 * exact solvers: for cardinal sensitivity, a branch and bound over boxes of
-  weights (few tasks, any number of models) and a mixed-integer program
-  (``scipy.optimize.milp``; many tasks, few models); for ordinal sensitivity,
+  weights (few tasks, any number of models), a mixed-integer program
+  (``scipy.optimize.milp``; many tasks, few models) and a weight-space
+  branch and bound with the clique-LP bound (many tasks and many models;
+  HiGHS through ``highspy``); for ordinal sensitivity,
   the mixed-integer program and exhaustive enumeration of the added subsets
   for small pools.  Each reports a certified upper bound when it stops at its
   time limit.
@@ -37,7 +39,9 @@ Modules:
   entry point (``method="auto"`` picks the exact search or the relaxation),
   and the relaxation with its coordinate search;
 * :mod:`benchvote.sensitivity.cardinal_exact`: :func:`cardinal_sensitivity_exact`,
-  the best-bound box search and the mixed-integer program;
+  the best-bound box search and the mixed-integer program, and the dispatch to
+  the clique search of :mod:`._cliques` (conflicts, clique LP, dual bound) and
+  :mod:`._weightbb` (its branch and bound in weight space);
 * :mod:`benchvote.sensitivity.ordinal`: :func:`ordinal_sensitivity` (relaxation),
   :func:`ordinal_sensitivity_exact` and :func:`default_protected`;
 * :mod:`benchvote.sensitivity.winners`: :func:`possible_winners`, the models

@@ -144,7 +144,7 @@ class CardinalSensitivity:
         ``"none"``: the box applies to the published scores (the paper's eq. 6-8);
         ``"zscore"``: it applies to standardised tasks (benchbench's default).
     method : str
-        ``"relaxation"``, ``"relaxation+polish"``, ``"search"``, ``"boxes"`` or ``"milp"``.
+        ``"relaxation"``, ``"relaxation+polish"``, ``"search"``, ``"boxes"``, ``"milp"`` or ``"cliques"``.
     restarts : int
         Random restarts used by the relaxation, or starts of the search (0 for exact methods).
     upper_bound : float or None

@@ -28,6 +28,9 @@ from ._problem import (
 
 #: Largest number of distinct task columns for which ``method="auto"`` tries the exact box search first.
 AUTO_EXACT_MAX_TASKS = 10
+#: ``method="auto"`` beyond that: nodes of the clique search (1: its root, the certified bound) and LP rounds there.
+AUTO_CLIQUE_WORK = 1
+AUTO_CLIQUE_ROUNDS = 12
 
 
 def cardinal_sensitivity(
@@ -61,9 +64,15 @@ def cardinal_sensitivity(
     first (it is fastest there) and its result is returned when it is
     proven; otherwise, or when it stops unproven, the relaxation runs too and
     the better of the two is returned, with the exact search's certified
-    bound attached.  ``method="search"`` is the coordinate search alone,
-    without torch (see *Search* below): a lower bound that depends only on the
-    input, the options and ``seed``.
+    bound attached.  On more distinct task columns the relaxation runs
+    first, then the clique search of
+    :func:`cardinal_sensitivity_exact` (``method="cliques"``) with a small
+    budget: by default its root alone (``AUTO_CLIQUE_WORK`` node,
+    ``AUTO_CLIQUE_ROUNDS`` LP rounds), which attaches a certified bound;
+    a ``work_limit`` lets it branch further (nodes of weight space).
+    ``method="search"`` is the coordinate search alone, without torch (see
+    *Search* below): a lower bound that depends only on the input, the
+    options and ``seed``.
 
     **Relaxation.**  For restart :math:`b`, weights
     :math:`a = \varepsilon + (1-\varepsilon)\,\sigma(\theta_b)` (inside the box for every
@@ -196,6 +205,8 @@ def cardinal_sensitivity(
         if exact.optimal:
             return exact
     found = _relaxation(prob, t0=t0, **relaxation)
+    if exact is None and len(prob.d):
+        exact = _auto_cliques(prob, time_limit, work_limit, seed, t0)
     seconds = time.perf_counter() - t0
     if exact is None:
         return found  # timed from t0 already
@@ -204,6 +215,23 @@ def cardinal_sensitivity(
     proven = exact.upper_bound is not None and found.tau_distance >= exact.upper_bound
     stopped = "" if proven else exact.stopped
     return replace(found, upper_bound=exact.upper_bound, optimal=proven, seconds=seconds, stopped=stopped)
+
+
+def _auto_cliques(
+    prob: _CardinalProblem, time_limit: float | None, work_limit: int | None, seed: int, t0: float
+) -> CardinalSensitivity:
+    """The clique search of ``method="auto"`` on many distinct tasks: :data:`AUTO_CLIQUE_WORK` nodes by default."""
+    from ._cliques import ensure_compiled
+    from ._weightbb import cardinal_cliques
+
+    compiling = time.perf_counter()
+    ensure_compiled()  # the one-off compilation is not charged to the time limit
+    t0 += time.perf_counter() - compiling
+    if work_limit is None:
+        return cardinal_cliques(
+            prob, work_limit=AUTO_CLIQUE_WORK, time_limit=time_limit, seed=seed, t0=t0, root_rounds=AUTO_CLIQUE_ROUNDS
+        )
+    return cardinal_cliques(prob, work_limit=work_limit, time_limit=time_limit, seed=seed, t0=t0)
 
 
 def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0: float) -> CardinalSensitivity:

@@ -90,6 +90,20 @@ def cardinal_sensitivity_exact(
     bring to a tie (within its own tolerance) is not counted, and the result is
     then reported with its bound but not as optimal.
 
+    **Clique LP and weight-space branch and bound** (``method="cliques"``),
+    for many tasks and many models.  Two pairs *conflict* when no weight in
+    the box reverses both (decided by a one-dimensional minimax test), so the
+    reversed pairs form an independent set of the conflict graph: an LP over
+    one :math:`y_k \in [0, 1]` per pair that some weight can reverse, with
+    clique rows :math:`\sum_{k \in C} y_k \le 1` and the transitivity rows
+    above added in rounds, bounds the count.  The bound is recomputed from the
+    LP's row duals by weak duality with a rounding margin, never read from the
+    solver (see :mod:`benchvote.sensitivity._cliques`).  A branch and bound
+    over faces and halved boxes of weights recomputes that bound on every
+    node and prunes against exactly recounted incumbents (see
+    :mod:`benchvote.sensitivity._weightbb`); its work is counted in nodes
+    (default :data:`~benchvote.sensitivity._weightbb.CLIQUE_NODE_LIMIT`).
+
     Parameters
     ----------
     scores : array_like, DataFrame or Leaderboard
@@ -100,12 +114,15 @@ def cardinal_sensitivity_exact(
         Lower end of the weight box (default :func:`default_eps`).
     normalize : {"none", "zscore"}
         Whether the box applies to the published scores or to standardised tasks.
-    method : {"auto", "boxes", "milp"}
-        ``"auto"`` uses boxes for at most 10 distinct tasks, the MILP otherwise.
+    method : {"auto", "boxes", "milp", "cliques"}
+        ``"auto"`` uses boxes for at most 10 distinct tasks, the MILP otherwise;
+        ``"cliques"`` is the branch and bound in weight space with the clique-LP
+        bound (see *Clique LP* above).
     work_limit : int, optional
         The deterministic budget that decides the result: boxes evaluated by
         the box search (default :data:`BOX_WORK_LIMIT`), branch-and-bound
-        nodes of the MILP (default :data:`MILP_NODE_LIMIT`).  The same
+        nodes of the MILP (default :data:`MILP_NODE_LIMIT`) or of the clique
+        search (nodes of weight space).  The same
         input, options and seed give the same result on every run.
     time_limit : float, optional
         A wall-clock safety cap in seconds (none by default).  When it ends
@@ -149,7 +166,7 @@ def cardinal_sensitivity_exact(
     scores, higher_is_better = split_table(scores, higher_is_better)
 
     t0 = time.perf_counter()
-    check_choice(method, "method", ("auto", "boxes", "milp"))
+    check_choice(method, "method", ("auto", "boxes", "milp", "cliques"))
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
     work_limit = check_number(work_limit, "work_limit", low=1, integer=True, allow_none=True)
     seed = check_number(seed, "seed", low=0, integer=True)
@@ -189,6 +206,15 @@ def _solve_exact(
         t0 += time.perf_counter() - compiling
         work = BOX_WORK_LIMIT if work_limit is None else work_limit
         return _cardinal_boxes(prob, time_limit, seed, t0, incumbent=incumbent, work_limit=work)
+    if method == "cliques":
+        from ._cliques import ensure_compiled as compile_cliques
+        from ._weightbb import CLIQUE_NODE_LIMIT, cardinal_cliques
+
+        compiling = time.perf_counter()
+        compile_cliques()
+        t0 += time.perf_counter() - compiling
+        work = CLIQUE_NODE_LIMIT if work_limit is None else work_limit
+        return cardinal_cliques(prob, work_limit=work, time_limit=time_limit, seed=seed, t0=t0, incumbent=incumbent)
     work = MILP_NODE_LIMIT if work_limit is None else work_limit
     return _cardinal_milp(prob, time_limit, triangle_cuts, t0, work_limit=work, seed=seed)
 
