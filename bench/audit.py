@@ -3,10 +3,9 @@
 Issue 30's sizes: 5,000 x 6 (the Open LLM Leaderboard has about 4,500 models
 on 6 tasks), 1,000 x 60 and 150 x 40, each a seeded table with one common
 factor plus noise, rounded to one decimal, with a few missing cells.  For
-each size :func:`time_parts` times every library call the audit makes, section
-by section, with the audit's defaults (1,000 redraws, the work budgets of
-:mod:`benchvote.audit`); the sections see the table's complete part (the
-models scored on every task), the missing-scores section the whole table.
+each size :func:`time_parts` runs one full :func:`benchvote.audit.audit` with its
+defaults (1,000 redraws, the work budgets of :mod:`benchvote.audit`) and prints
+the audit's own per-section seconds and the total.
 The targets for the whole audit on two cores are 2 minutes, 3 minutes and
 30 seconds.
 
@@ -56,131 +55,30 @@ def one_factor(m: int, n: int, *, missing: float = 0.002, seed: int = 0) -> pd.D
     return pd.DataFrame(s, index=[f"model {i:04d}" for i in range(m)], columns=[f"task {k:02d}" for k in range(n)])
 
 
-def parts(table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0) -> dict[str, Callable[[], Any]]:
-    """Every library call of the audit on ``table``, section by section, in the audit's order.
-
-    Keys are ``"section: call"``.  The measures see the complete part
-    (the models scored on every task; with a few missing cells this is the
-    part the audit picks), the ``missing`` section the whole table.
-    """
-    from benchvote import voting
-    from benchvote._quiet import quiet_solver_output
-    from benchvote.aggregation import mean_score, mean_win_rate
-    from benchvote.audit import BOX_WORK, MILP_NODES, MILP_PAIRS
-    from benchvote.axioms import iia_report
-    from benchvote.concordance import diversity
-    from benchvote.domains import domain_report, rankings_from_scores
-    from benchvote.intervals import rank_intervals
-    from benchvote.missing import pairwise_confidence, partial_borda
-    from benchvote.ranking import kendall_tau_distance, rank
-    from benchvote.ratings import NOT_CONNECTED, _strongly_connected, bradley_terry, comparison_matrix
-    from benchvote.sensitivity import (
-        cardinal_sensitivity,
-        cardinal_sensitivity_exact,
-        default_eps,
-        default_protected,
-        ordinal_sensitivity_exact,
-        possible_winners,
-    )
-    from benchvote.spectrum import benchmark_pca
-
-    work = table.dropna()
-    m = len(work)
-    wr = np.asarray(mean_win_rate(work))
-    order = list(work.index[np.argsort(-wr, kind="stable")])
-    top = order[:TOP_MODELS]
-    eps = default_eps(work)
-
-    def bt() -> Any:
-        wins = comparison_matrix(work)
-        if not _strongly_connected(wins):  # the audit reports the section as undefined
-            raise ValueError(NOT_CONNECTED)
-        return bradley_terry(wins).ratings
-
-    rules = {
-        "mean_score": lambda: mean_score(work),
-        "mean_win_rate": lambda: mean_win_rate(work),
-        "helm_win_rate": lambda: mean_win_rate(work, convention="helm"),
-        "borda": lambda: voting.borda(work),
-        "copeland": lambda: voting.copeland(work),
-        "ranked_pairs": lambda: voting.ranked_pairs(work),
-        "bradley_terry": bt,
-    }
-
-    def distances() -> list[float]:  # the audit's 7 x 7 distances; their cost depends on m only
-        cheap = [rank(np.asarray(rules[name](), dtype=float)) for name in ("mean_score", "helm_win_rate", "borda")]
-        ranks = [cheap[k % 3] for k in range(7)]
-        return [kendall_tau_distance(a, b) for a in ranks for b in ranks]
-
-    def cardinal() -> Any:
-        if work.T.drop_duplicates().shape[0] <= 10:
-            return cardinal_sensitivity_exact(
-                work, eps=eps, method="boxes", work_limit=BOX_WORK, time_limit=TIME_LIMIT, seed=seed
-            )
-        found = cardinal_sensitivity(work, eps=eps, method="search", seed=seed)
-        if found.optimal or found.upper_bound * m * (m - 1) / 2 > MILP_PAIRS:
-            return found
-        return cardinal_sensitivity_exact(
-            work, eps=eps, method="milp", work_limit=MILP_NODES, time_limit=TIME_LIMIT, seed=seed
-        )
-
-    def ordinal() -> Any:
-        protected = default_protected(work)
-        with quiet_solver_output():
-            return ordinal_sensitivity_exact(work, protected=protected, work_limit=MILP_NODES, time_limit=TIME_LIMIT)
-
-    def domains() -> Any:
-        sub = work.loc[top]
-        domain_report(rankings_from_scores(sub))
-        voting.kemeny(sub)
-        return voting.condorcet_cycles(sub)
-
-    out: dict[str, Callable[[], Any]] = {"table: default_eps": lambda: default_eps(work)}
-    out.update({f"rankings: {name}": rule for name, rule in rules.items()})
-    out["rankings: kendall distances"] = distances
-    out["rankings: condorcet_winner"] = lambda: voting.condorcet_winner(work)
-    out["rankings: condorcet_cycles (20)"] = lambda: voting.condorcet_cycles(work, limit=20)
-    out["rankings: count_condorcet_cycles"] = lambda: voting.count_condorcet_cycles(work)
-    out["diversity: diversity"] = lambda: diversity(work)
-    out["intervals: rank_intervals"] = lambda: rank_intervals(work, n_boot=n_boot, seed=seed)
-    out["possible_winners: k=1 (LP per model)"] = lambda: possible_winners(work, eps=eps)
-    out[f"possible_winners: k={TOP_K} (MILP)"] = lambda: possible_winners(
-        work, k=TOP_K, eps=eps, work_limit=MILP_NODES, time_limit=TIME_LIMIT
-    )
-    out["cardinal_sensitivity"] = cardinal
-    out["ordinal_sensitivity: exact"] = ordinal
-    out["ordinal_sensitivity: iia_report (top 6)"] = lambda: iia_report(
-        work, protected=top, pool=[x for x in work.index if x not in top]
-    )
-    out["missing: partial_borda"] = lambda: partial_borda(table)
-    out["missing: pairwise_confidence"] = lambda: pairwise_confidence(table)
-    out["missing: helm_win_rate"] = lambda: mean_win_rate(table, convention="helm")
-    out["domains: top 6"] = domains
-    out["spectrum: benchmark_pca"] = lambda: benchmark_pca(work)
-    return out
-
-
 def time_parts(
     table: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, failures: dict | None = None
 ) -> dict[str, float]:
-    """Seconds of every part of the audit on ``table`` (the one place the benchmark times the audit).
+    """Seconds of every section of one full audit of ``table`` with the defaults (the one place the bench times it).
 
-    A part that fails (for instance a ``MemoryError`` of a part that cannot
-    scale) gets ``nan``; its error goes into ``failures`` when given.
+    The audit times its own sections (``settings["seconds"]``); ``"total"``
+    is the wall-clock time of the whole call, preparation and verdict
+    included.  A section that is not defined on the table still has its time;
+    its reason goes into ``failures`` when given.
     """
-    seconds: dict[str, float] = {}
-    for name, call in parts(table, n_boot=n_boot, seed=seed).items():
-        start = time.perf_counter()
-        try:
-            call()
-        except (MemoryError, ValueError) as err:
-            seconds[name] = float("nan")
-            if failures is not None:
-                failures[name] = f"{type(err).__name__} after {time.perf_counter() - start:.1f} s: {str(err)[:100]}"
-            print(f"  {name}: failed ({type(err).__name__})", file=sys.stderr, flush=True)
-            continue
-        seconds[name] = time.perf_counter() - start
-        print(f"  {name}: {seconds[name]:.2f} s", file=sys.stderr, flush=True)
+    from benchvote.audit import audit
+
+    start = time.perf_counter()
+    report = audit(table, n_boot=n_boot, seed=seed, time_limit=TIME_LIMIT, top_k=TOP_K, top_models=TOP_MODELS)
+    total = time.perf_counter() - start
+    seconds = {name: float(v) for name, v in report.settings["seconds"].items()}
+    for name, section in report.sections.items():
+        if "undefined" in section and failures is not None:
+            failures[name] = str(section["undefined"])[:100]
+        rules = section.get("rules", {}) if name == "rankings" else {}
+        for rule, entry in rules.items():
+            if "undefined" in entry and failures is not None:
+                failures[f"{name}: {rule}"] = str(entry["undefined"])[:100]
+    seconds["total"] = total
     return seconds
 
 
@@ -285,8 +183,9 @@ def main_sizes(sizes: dict = SIZES, *, n_boot: int = N_BOOT) -> None:
         frame["failed"] = [failures.get(name, "") for name in frame.index]
         with pd.option_context("display.width", 200, "display.max_colwidth", 110):
             print(frame.to_string())
-        total = float(np.nansum(list(seconds.values())))
-        print(f"total {total:.1f} s of the parts that finished (target for the whole audit {target:.0f} s)")
+        total = seconds["total"]
+        verdict = "within" if total <= target else "OVER"
+        print(f"whole audit {total:.1f} s, {verdict} the target of {target:.0f} s")
         rows = bradley_terry_peers(work) + voting_peers(work)
         peers = pd.DataFrame(rows)
         peers["ours/peer"] = peers["ours s"] / peers["peer s"]
