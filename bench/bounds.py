@@ -16,7 +16,9 @@ Run:  .venv/bin/python bench/bounds.py [BOARD ...] [--limits 60,600] [--methods 
 from __future__ import annotations
 
 import sys
+import warnings
 
+import pandas as pd
 from sensitivity import benchbench_data
 
 from benchvote.sensitivity import cardinal_sensitivity_exact
@@ -27,7 +29,9 @@ UNBOUNDED = {"cliques": 10**9, "milp": 10**9}
 
 
 def board_values(name: str):
-    frame, cols, _ = benchbench_data(name, "cardinal")
+    with warnings.catch_warnings():  # benchbench's ImageNet loader builds its frame column by column
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)
+        frame, cols, _ = benchbench_data(name, "cardinal")
     values = frame[cols].astype(float)
     return values.loc[:, values.std(axis=0) > 1e-8]
 

@@ -147,6 +147,25 @@ def _corner_starts(lo: np.ndarray, hi: np.ndarray, tasks: int) -> list:
     return starts
 
 
+def _children(b_lo: np.ndarray, b_hi: np.ndarray, fixed: int) -> list | None:
+    """The root's faces (``fixed`` < 0), or a box's two halves along its widest weight (None if too narrow)."""
+    if fixed < 0:  # the root: one face per weight
+        children = []
+        for t in range(len(b_lo)):
+            c_lo = b_lo.copy()
+            c_lo[t] = b_hi[t]
+            children.append((c_lo, b_hi.copy(), t))
+        return children
+    width = np.log(b_hi) - np.log(b_lo)
+    t = int(np.argmax(width))
+    if not width[t] > 1e-9:
+        return None
+    mid = float(np.sqrt(b_lo[t] * b_hi[t]))
+    left_hi, right_lo = b_hi.copy(), b_lo.copy()
+    left_hi[t], right_lo[t] = mid, mid
+    return [(b_lo, left_hi, fixed), (right_lo, b_hi, fixed)]
+
+
 def cardinal_cliques(
     prob: _CardinalProblem,
     *,
@@ -160,7 +179,6 @@ def cardinal_cliques(
 ) -> CardinalSensitivity:
     """The weight-space branch and bound of the module docstring on a set-up problem (``len(prob.d) > 0``)."""
     lo, hi = prob.lo, prob.hi
-    n = len(lo)
     ctx = _Context(prob, seed)
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)
@@ -211,23 +229,11 @@ def cardinal_cliques(
         if stopped:
             break
         heapq.heappop(heap)
-        if fixed < 0:  # the root: one face per weight
-            children = []
-            for t in range(n):
-                c_lo = b_lo.copy()
-                c_lo[t] = b_hi[t]
-                children.append((c_lo, b_hi.copy(), t))
-        else:
-            width = np.log(b_hi) - np.log(b_lo)
-            t = int(np.argmax(width))
-            if not width[t] > 1e-9:  # too narrow to halve: it stays open
-                heapq.heappush(heap, (neg, 1, tick, (b_lo, b_hi, b_cand, b_adj, b_rows, fixed)))
-                stopped = "narrow"
-                break
-            mid = float(np.sqrt(b_lo[t] * b_hi[t]))
-            left_hi, right_lo = b_hi.copy(), b_lo.copy()
-            left_hi[t], right_lo[t] = mid, mid
-            children = [(b_lo, left_hi, fixed), (right_lo, b_hi, fixed)]
+        children = _children(b_lo, b_hi, fixed)
+        if children is None:  # too narrow to halve: it stays open
+            heapq.heappush(heap, (neg, 1, tick, (b_lo, b_hi, b_cand, b_adj, b_rows, fixed)))
+            stopped = "narrow"
+            break
         for c_lo, c_hi, face in children:
             if out_of_budget():  # not evaluated: it stays open with its parent's bound and data
                 heapq.heappush(heap, (neg, 1, tick, (c_lo, c_hi, b_cand, b_adj, b_rows, face)))
