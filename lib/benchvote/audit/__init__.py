@@ -47,7 +47,7 @@ from ..voting import KEMENY_MAX_MODELS
 from ._errors import AuditInputError, NotDefined
 from ._registry import Output, Section, Sentence, section_registry
 from ._rules import AUDIT_RULES, NORMALIZATIONS, Rule
-from ._run import BOX_WORK, MILP_NODES, Audit, Step, audit, progress_bar, summary
+from ._run import BOX_WORK, MILP_NODES, VERDICT_SENTENCES, Audit, Step, audit, progress_bar, summary
 from .sections.units import COST_WORDS, UNIT_RATIO
 
 #: Every section, in report order (name -> :class:`Section`).
@@ -68,6 +68,7 @@ __all__ = [
     "summary",
     "progress_bar",
     "KEMENY_MAX_MODELS",
+    "VERDICT_SENTENCES",
     "Rule",
     "section_registry",
     "BOX_WORK",

@@ -31,10 +31,16 @@ class Output:
 
 @dataclass(frozen=True)
 class Sentence:
-    """One sentence of the verdict: plain text (escaped when shown) and the section it summarises."""
+    """One sentence of the verdict: plain text (escaped when shown), the section it summarises, and its weight.
+
+    ``secondary`` sentences (a diagnostic rather than an answer to the verdict's
+    questions) are the first left out when the verdict would exceed
+    :data:`benchvote.audit.VERDICT_SENTENCES`.
+    """
 
     section: str
     text: str
+    secondary: bool = False
 
 
 def _always(ctx: Any) -> bool:

@@ -230,14 +230,19 @@ def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dic
     return {**head, **fields, "seconds": round(time.perf_counter() - start, 3)}
 
 
+#: The verdict's length at most: secondary sentences go first, then the last ones in report order.
+VERDICT_SENTENCES = 6
+
+
 def _verdict(planned: list[Section], report: dict[str, dict]) -> list[dict]:
-    """The sections' verdict sentences, in report order (sections undefined on the table say nothing)."""
+    """The sections' verdict sentences in report order, at most :data:`VERDICT_SENTENCES` (undefined say nothing)."""
     out: list[Sentence] = []
     fields = {name: sec for name, sec in report.items() if "undefined" not in sec}
     for section in planned:
         if section.name in fields:
             out += section.verdict(fields[section.name], fields)
-    return [{"section": s.section, "text": s.text} for s in out]
+    ranked = sorted(range(len(out)), key=lambda k: (out[k].secondary, k))[:VERDICT_SENTENCES]
+    return [{"section": out[k].section, "text": out[k].text} for k in sorted(ranked)]
 
 
 def _settings(ctx: Context) -> dict:

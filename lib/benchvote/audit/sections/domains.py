@@ -90,6 +90,7 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
             f"e.g. {' > '.join(s['cycles'][0])}."
             if s["cycles"]
             else f"Among the top {len(s['models'])} models the majority relation is not transitive.",
+            secondary=True,
         )
     ]
 

@@ -114,6 +114,7 @@ def verdict(s: dict, done: dict) -> list:
         Sentence(
             "head_to_head",
             f"Head to head, {s['leader']} (first in the primary ranking) wins fewer tasks than it loses against {shown}.",
+            secondary=True,
         )
     ]
 
