@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 import pandas as pd
+import pytest
 
 import benchvote as bv
 from benchvote.missing import knock_out, partial_borda
