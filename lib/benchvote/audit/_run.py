@@ -22,6 +22,12 @@ from ._registry import Output, Section, Sentence, section_registry
 BOX_WORK = 2_000_000
 #: Work budget of each mixed-integer program of the audit (branch-and-bound nodes; deterministic).
 MILP_NODES = 500
+#: What the report says of a part that ended unfinished, by the budget (``stopped``) that ended it.
+STOPPED = {
+    "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
+    "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
+    "solver": "the solver ended a program unfinished; its model is left undecided",
+}
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ import pandas as pd
 from .._charts import hbars
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
+from .._run import STOPPED
 
 #: Beyond this many models the section runs on the best ones by the mean score.
 SCOPE_MODELS = 150
@@ -43,12 +44,6 @@ CHART_TASKS = 40
 PAIRS_SHOWN = 8
 #: Models in the label-noise explorable.
 EXPLORABLE_MODELS = 12
-#: What the report says of a part that ended unfinished, by the budget that ended it.
-STOPPED = {
-    "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
-    "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
-    "solver": "the solver ended a program unfinished; its model is left undecided",
-}
 
 
 class Result(TypedDict):

@@ -10,35 +10,23 @@ top models of the primary ranking only, ranked among themselves (``scope``).
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 import pandas as pd
 
 from ...intervals import instance_rank_intervals
 from .._prepare import Context
 from .._registry import Output, Section, Sentence, register
+from .intervals import Result as IntervalResult
 from .intervals import adjacent_count, fields_of, interval_verdict, primary_rule, render_intervals
 
 #: Most models the instance bootstrap ranks (each redraw recomputes every task and ranks them by the rule).
 MAX_MODELS = 150
 
 
-class Result(TypedDict):
-    rule: str
-    rule_label: str
-    level: float
-    n_boot: int
-    redrawn: int
-    ranks: dict[str, float]
-    lower: dict[str, float]
-    upper: dict[str, float]
-    inseparable: list[list[str]]
-    n_pairs: int
-    adjacent_inseparable: int
-    n_adjacent: int
-    first: str
-    scope: str
-    method: str
+class Result(IntervalResult):
+    """The task bootstrap's fields, and the tasks whose instances were redrawn."""
+
     tasks: list[str]
 
 

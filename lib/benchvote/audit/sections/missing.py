@@ -59,7 +59,8 @@ def compute(ctx: Context, done: dict) -> Output:
     full = ctx.quality
     hib, tol, m = ctx.direction[full.columns], ctx.options.tol, len(ctx.quality)
     check_partial(full)
-    pb = np.asarray(partial_borda(full, hib, tol=tol), dtype=float)
+    known = done["standings"].objects.get("partial_borda") if "standings" in done else None  # the same table
+    pb = np.asarray(partial_borda(full, hib, tol=tol) if known is None else known, dtype=float)
     order = list(full.index[np.argsort(-pb, kind="stable")])
     scoped = order[:MAX_PAIR_MODELS]
     conf = pairwise_confidence(full.loc[scoped], hib, delta=DELTA, tol=tol)

@@ -24,7 +24,8 @@ from typing import Any, TypedDict
 
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
-from .cardinal_sensitivity import STOPPED, status
+from .._run import STOPPED
+from .cardinal_sensitivity import status
 
 #: The models (best first in the primary ranking) among which the program and the IIA table run.
 FIELD_MODELS = 60

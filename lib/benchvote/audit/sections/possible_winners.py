@@ -58,6 +58,7 @@ import pandas as pd
 
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
+from .._run import STOPPED
 
 #: Largest number of unbeaten models given one linear program each (beyond: the best of them, see the docstring).
 LP_MODELS = 200
@@ -67,12 +68,6 @@ TOP_K_MODELS = 30
 HEAVIEST = 3
 #: Possible winners named in the verdict.
 NAMED = 5
-#: What the report says of a program stopped unfinished, by the budget that stopped it.
-STOPPED = {
-    "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
-    "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
-    "solver": "the solver ended a program unfinished; its model is left undecided",
-}
 
 
 class Result(TypedDict):

@@ -49,10 +49,12 @@ def _rule(ctx: Context) -> str:
 
 def _partial_borda(full: pd.DataFrame, hib: pd.Series, tol: float) -> Any:
     from ...missing import partial_borda
+    from .missing import check_partial
 
-    thin = full.notna().sum() < 2
-    if thin.any() or full.isna().all(axis=1).any():
-        return None  # a task with one score or a model with none: partial Borda is undefined (the missing section says why)
+    try:
+        check_partial(full)
+    except NotDefined:  # a task with one score or a model with none: undefined (the missing section says why)
+        return None
     return partial_borda(full, hib, tol=tol)
 
 
@@ -86,7 +88,7 @@ def compute(ctx: Context, done: dict) -> Output:
         "threshold": LOW_COVERAGE,
         "in_complete_part": {str(m): m in complete for m in full.index},
     }
-    return Output(dict(fields), {"standings": values})
+    return Output(dict(fields), {"standings": values, "partial_borda": pb})
 
 
 TEMPLATE = """
