@@ -383,3 +383,38 @@ def test_the_progress_bar_counts_the_sections_the_audit_runs(instances, missing,
     assert [c.name for c in calls if c.name != "units"] == expected
     assert [c.name for c in calls] == list(a.sections)
     assert all(c.total == len(calls) for c in calls) and [c.index for c in calls] == list(range(len(calls)))
+
+
+# --------------------------------------------------------------------------- --groups
+
+
+def test_groups_file_reaches_the_audit(tmp_path):
+    path = write(tmp_path, "b.csv", WIDE)
+    groups = write(tmp_path, "g.csv", "task,group\nt1,easy\nt2,easy\nt3,hard\n")
+    assert main(["audit", str(path), "--json", str(tmp_path / "r.json"), "--groups", str(groups), *FAST]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["settings"]["groups"] == {"t1": "easy", "t2": "easy", "t3": "hard"}
+    assert "groups" in report["sections"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (None, "--groups: no such file"),
+        ("task,kind\nt1,a\n", "needs the columns task and group"),
+        ("task,group\nt9,a\n", "--groups names unknown task(s): t9"),
+        ("task,group\nt1,a\nt1,b\n", "task 't1' is listed more than once"),
+    ],
+)
+def test_a_bad_groups_file_exits_2_and_writes_nothing(tmp_path, capsys, text, message):
+    path = write(tmp_path, "b.csv", WIDE)
+    groups = tmp_path / "g.csv" if text is None else write(tmp_path, "g.csv", text)
+    out = tmp_path / "r.json"
+    assert main(["audit", str(path), "--json", str(out), "--groups", str(groups), *FAST]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and not out.exists()
+
+
+def test_the_library_refuses_a_group_of_an_unknown_task():
+    with pytest.raises(bv.audit.AuditInputError, match="groups name unknown task"):
+        bv.audit.audit(load("SuperGLUE").scores, groups={"no such task": "g"}, n_boot=20, time_limit=2)
