@@ -396,3 +396,28 @@ def test_explorables_are_legible_on_a_phone(server, browser, path, scheme):
         assert not errors, errors
     finally:
         context.close()
+
+
+OVERLAPS = """roots => roots.flatMap(root => {
+  const boxes = Array.from(root.querySelectorAll('label')).filter(l => l.offsetParent)
+    .map(l => { const r = document.createRange(); r.selectNodeContents(l);  // the text's own extent, not its box
+                return [l.textContent.trim().slice(0, 30), r.getBoundingClientRect()]; });
+  const out = [];
+  boxes.forEach(([a, r], i) => boxes.slice(i + 1).forEach(([b, q]) => {
+    if (r.left < q.right - 1 && q.left < r.right - 1 && r.top < q.bottom - 1 && q.top < r.bottom - 1) out.push([a, b]);
+  }));
+  return out;
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
+def test_explorable_labels_never_overlap(server, browser, path, width):
+    """No two labels of a control (check boxes, sliders) overlap on screen, on a desktop or a phone."""
+    context, page, errors = _open(browser, server, path, width, "light")
+    try:
+        overlaps = page.locator(".bv-explorable").evaluate_all(OVERLAPS)
+        assert not overlaps, f"overlapping labels at {width} px: {overlaps[:5]}"
+        assert not errors, errors
+    finally:
+        context.close()
