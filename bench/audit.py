@@ -60,7 +60,7 @@ def time_parts(
 ) -> dict[str, float]:
     """Seconds of every section of one full audit of ``table`` with the defaults (the one place the bench times it).
 
-    The audit times its own sections (``settings["seconds"]``); ``"total"``
+    The audit times its own sections (``Audit.timings``); ``"total"``
     is the wall-clock time of the whole call, preparation and verdict
     included.  A section that is not defined on the table still has its time;
     its reason goes into ``failures`` when given.
@@ -70,7 +70,7 @@ def time_parts(
     start = time.perf_counter()
     report = audit(table, n_boot=n_boot, seed=seed, time_limit=TIME_LIMIT, top_k=TOP_K, top_models=TOP_MODELS)
     total = time.perf_counter() - start
-    seconds = {name: float(v) for name, v in report.settings["seconds"].items()}
+    seconds = {name: float(v) for name, v in report.timings.items()}
     for name, section in report.sections.items():
         if "undefined" in section and failures is not None:
             failures[name] = str(section["undefined"])[:100]
@@ -245,7 +245,7 @@ def main_boards(quick: bool = False) -> None:
             )
             continue
         total = time.perf_counter() - start
-        secs = a.settings["seconds"]
+        secs = a.timings
         slow = sorted(secs.items(), key=lambda kv: -kv[1])[:3]
         undefined = [k for k, v in a.sections.items() if "undefined" in v]
         rows.append(

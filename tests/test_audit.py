@@ -42,7 +42,9 @@ def test_every_section_is_there_and_says_what_it_means():
     for name, sec in a.sections.items():
         assert sec["title"] == SECTIONS[name].title
         assert sec["about"].count(". ") >= 1 and sec["chapter"].endswith(f"{SECTIONS[name].chapter}.md")
-        assert sec["seconds"] >= 0
+        assert "seconds" not in sec  # timings live apart from the report (issue 37)
+    assert list(a.timings) == list(a.sections) and all(v >= 0 for v in a.timings.values())
+    assert "seconds" not in a.settings and "seconds" not in a.to_json()
     json.loads(a.to_json())  # every number is JSON (nan as null)
 
 
@@ -261,7 +263,6 @@ def test_a_task_constant_on_the_complete_part_is_left_out_and_said_so():
     part = s.loc[[m for m in s.index if m != "model 5"], ["task 0", "task 1", "task 2", "task 3"]]
     ours, theirs = a.to_dict()["sections"], audit(part, **FAST).to_dict()["sections"]
     for name in ("rankings", "possible_winners", "cardinal_sensitivity", "spectrum", "diversity"):
-        ours[name].pop("seconds"), theirs[name].pop("seconds")
         assert ours[name] == theirs[name], name
     assert set(a.sections["missing"]["ranking"]) == set(s.index)  # the whole table, flat task included
     page = a.to_html()
@@ -317,10 +318,6 @@ def _expected(s: pd.DataFrame, method: str) -> pd.DataFrame:
 ORDINAL = ("diversity", "intervals", "ordinal_sensitivity", "domains", "spectrum", "table")
 
 
-def _without_seconds(section: dict) -> dict:
-    return {k: v for k, v in section.items() if k != "seconds"}
-
-
 @pytest.mark.parametrize("method", ["zscore", "minmax", "rank"])
 def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_parts(method):
     s, hib = _mixed()
@@ -328,7 +325,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
     assert a.settings["normalize"] == method and a.to_dict()["settings"]["normalize"] == method
     ours, theirs = raw.to_dict()["sections"], a.to_dict()["sections"]
     for name in ORDINAL:
-        assert _without_seconds(ours[name]) == _without_seconds(theirs[name]), name
+        assert ours[name] == theirs[name], name
     for rule in set(bv.audit.AUDIT_RULES) - {"mean_score"}:
         assert ours["rankings"]["rules"][rule] == theirs["rankings"]["rules"][rule], rule
     assert ours["rankings"]["ranking"] == theirs["rankings"]["ranking"]  # the primary rule is ordinal
@@ -424,7 +421,7 @@ def test_costs_leave_every_aggregation_and_give_the_front():
     alone = audit(s.drop(columns="params_M"), **FAST)  # what the quality tasks say without the cost column
     ours, theirs = a.to_dict()["sections"], alone.to_dict()["sections"]
     for name in ("rankings", "diversity", "intervals", "possible_winners", "cardinal_sensitivity", "spectrum"):
-        assert _without_seconds(ours[name]) == _without_seconds(theirs[name]), name
+        assert ours[name] == theirs[name], name
     assert a.sections["table"]["cost_columns"] == ["params_M"] == a.settings["costs"]
     assert "params_M" not in a.sections["table"]["measured_tasks"]
     assert a.sections["rankings"]["rules"]["mean_score"]["ranks"]["large"] == 1.0
@@ -439,7 +436,7 @@ def test_costs_leave_every_aggregation_and_give_the_front():
     assert p["quality_rule"] == "mean_win_rate" and p["costs"] == ["params_M"]
     # a cost is lower-is-better whatever direction it was given
     again = audit(s, [True, True, True, True], costs="params_M", **FAST).sections["pareto"]
-    assert _without_seconds(again) == _without_seconds(p)
+    assert again == p
 
 
 def test_models_with_a_missing_cost_or_quality_are_listed_apart():
@@ -473,19 +470,10 @@ def test_a_mean_score_primary_ranks_every_redraw_on_the_normalised_table():
     assert raw.sections["rankings"]["ranking"] != a.sections["rankings"]["ranking"]
 
 
-def _drop_timings(value):
-    """The JSON without its timing fields (every key named ``seconds``): what must not change between runs."""
-    if isinstance(value, dict):
-        return {k: _drop_timings(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [_drop_timings(v) for v in value]
-    return value
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(__import__("realistic_tables").TABLES))
 def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
-    """Issue 29: the same table, options and seed give the same JSON (timings aside) in two processes.
+    """Issues 29 and 37: the same table, options and seed give byte-identical JSON in two processes.
 
     The tables imitate the public ones the audit was tried on (mixed units, missing cells, 100+ models,
     20-40 tasks); the runs use different hash seeds, and every run's stdout must parse as JSON.
@@ -509,13 +497,13 @@ def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
         assert done.returncode == 0, done.stderr[-2000:]
-        runs.append(json.loads(done.stdout))
-    first, second = (_drop_timings(r) for r in runs)
-    assert first == second
-    settings = runs[0]["settings"]
+        runs.append(done.stdout)
+    assert runs[0] == runs[1]
+    report = json.loads(runs[0])
+    settings = report["settings"]
     assert settings["optional"]["torch_used"] is False
     for key in ("possible_winners", "cardinal_sensitivity", "ordinal_sensitivity"):
-        section = runs[0]["sections"][key]
+        section = report["sections"][key]
         assert section.get("stopped", "") != "time_limit", f"{key} hit the safety cap: its numbers depend on speed"
 
 
@@ -608,7 +596,7 @@ def test_every_section_returns_exactly_its_typed_fields():
     )
     groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
     a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
-    head = {"title", "about", "chapter", "seconds"}
+    head = {"title", "about", "chapter"}
     for name, section in SECTIONS.items():
         assert name in a.sections, name
         fields = set(a.sections[name]) - head

@@ -284,7 +284,7 @@ def test_the_sections_hold_exactly_their_typed_fields_and_escape_every_name():
         sec = a.sections[name]
         assert "undefined" not in sec, (name, sec.get("undefined"))
         typed = set(SECTIONS[name].result.__annotations__)
-        assert set(sec) - {"title", "about", "chapter", "seconds"} == typed, name
+        assert set(sec) - {"title", "about", "chapter"} == typed, name
         part = _section_html(page, name)
         assert HOSTILE not in part and "<b>&" not in part, name
         assert all(c.startswith("Figure:") for c in re.findall(r"<figcaption>(.*?)</figcaption>", part, re.S)), name
@@ -328,7 +328,7 @@ def test_fields_are_the_typed_results_and_the_page_escapes_names():
     groups = {"<i>t</i>": "g<1>", "task 1": "g<1>", "task 2": "g2", "task 3": "g2", "task 4": "g2"}
     a = audit(s, groups=groups, **FAST_B)
     for name in MINE_B:
-        fields = {k for k in a.sections[name] if k not in ("title", "about", "chapter", "seconds")}
+        fields = {k for k in a.sections[name] if k not in ("title", "about", "chapter")}
         assert fields == set(SECTIONS[name].result.__annotations__), name
     json.loads(a.to_json())
     page = a.to_html()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -205,10 +206,55 @@ def test_lower_is_better_is_the_same_as_negating(tmp_path):
     a = json.loads((tmp_path / "a.json").read_text())["sections"]
     b = json.loads((tmp_path / "b.json").read_text())["sections"]
     for name in ("rankings", "intervals", "possible_winners", "diversity", "domains"):
-        keep = {k: v for k, v in a[name].items() if k != "seconds"}
-        other = {k: v for k, v in b[name].items() if k != "seconds"}
-        assert keep == pytest.approx(other) if name == "diversity" else keep == other, name
+        assert a[name] == pytest.approx(b[name]) if name == "diversity" else a[name] == b[name], name
     assert b["table"]["higher_is_better"][task] is False
+
+
+# --------------------------------------------------------------------------- reproducible files (issue 37)
+
+SPARSE = (
+    "model,t1,t2,t3,t4,params\n"
+    "A,0.9,0.3,5,0.2,10\nB,0.5,0.7,4,0.1,20\nC,0.4,0.2,,0.6,5\nD,0.1,0.9,3,0.5,40\nE,0.8,0.4,2,,7\n"
+    "F,0.3,0.6,1,0.4,12\n"
+)
+
+
+def test_two_processes_with_different_hash_seeds_write_byte_identical_files(tmp_path):
+    """The JSON and the HTML hold no clock: same input, options and seed give the same bytes in two processes."""
+    path = write(tmp_path, "b.csv", SPARSE)
+    files = []
+    for hash_seed in ("0", "12345"):
+        out = tmp_path / hash_seed
+        out.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-m", "benchvote", "audit", str(path), "--cost", "params", "--quiet", *FAST]
+            + ["--json", str(out / "r.json"), "--html", str(out / "r.html")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert done.returncode == 0, done.stderr
+        files.append(((out / "r.json").read_bytes(), (out / "r.html").read_bytes()))
+    assert files[0][0] == files[1][0]
+    assert files[0][1] == files[1][1]
+    assert b"seconds" not in files[0][0]
+
+
+def test_timings_go_to_stderr_one_line_per_section_and_never_into_the_report(tmp_path, capsys):
+    path = write(tmp_path, "b.csv", SPARSE)
+    json_path = tmp_path / "r.json"
+    assert main(["audit", str(path), "--json", str(json_path), "--timings", *FAST]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(json_path.read_text())
+    lines = captured.err.strip().splitlines()
+    assert [line.split()[3] for line in lines] == list(report["sections"])
+    for line in lines:
+        assert line.startswith("benchvote audit: timing: ") and line.endswith(" s")
+        assert float(line.split()[4]) >= 0
+    assert captured.out == ""
+    assert "seconds" not in json_path.read_text()
+    assert main(["audit", str(path), "--json", str(json_path), *FAST]) == 0
+    assert "timing" not in capsys.readouterr().err
 
 
 def test_summary_and_html_when_asked(tmp_path, capsys):

@@ -269,6 +269,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
     a.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    a.add_argument(
+        "--timings",
+        action="store_true",
+        help="print each section's wall-clock seconds on stderr, one line per section (never in the report files)",
+    )
     return parser
 
 
@@ -398,7 +403,15 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"cannot write the report: {err}")
     if not _quiet(args):
         print(summary(report.to_dict()), file=sys.stderr if to_stdout else sys.stdout)
+    if args.timings:
+        _print_timings(report.timings)
     return 0
+
+
+def _print_timings(timings: dict[str, float]) -> None:
+    """One line per section on stderr: its name and wall-clock seconds (the report files never hold a clock)."""
+    for name, seconds in timings.items():
+        print(f"benchvote audit: timing: {name} {seconds:.3f} s", file=sys.stderr)
 
 
 def _groups(path: str | None, scores: pd.DataFrame) -> dict[str, str] | None:

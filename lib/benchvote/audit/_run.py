@@ -49,9 +49,9 @@ class Audit:
     sections : dict
         Section name -> dict of plain numbers, strings and lists (the section's
         typed result, see :data:`benchvote.audit.SECTIONS`); every section has
-        ``title``, ``about``, ``chapter`` and ``seconds``.
+        ``title``, ``about`` and ``chapter``.
     settings : dict
-        The options the audit ran with (and ``seconds`` per section).
+        The options the audit ran with.
     verdict : list of dict
         The opening sentences, each ``{"section", "text"}``.
     results : dict
@@ -60,12 +60,18 @@ class Audit:
         (that part normalised), ``"order"`` (its models, best first under the primary rule),
         ``"primary_scores"``, ``"intervals"`` (:class:`benchvote.intervals.RankIntervals`),
         ``"possible_winners"`` and ``"cardinal"`` (the sensitivity result), when computed.
+    timings : dict
+        Section name -> wall-clock seconds of its computation.  Never part of
+        :meth:`to_dict`, :meth:`to_json` or :meth:`to_html`, so the same table,
+        options and seed give byte-identical files (``benchvote audit --timings``
+        prints them on stderr).
     """
 
     sections: dict
     settings: dict
     verdict: list = field(default_factory=list)
     results: dict = field(default_factory=dict, repr=False)
+    timings: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         """Everything as JSON-ready builtins (``nan`` becomes ``None``)."""
@@ -209,21 +215,22 @@ def audit(
     planned = [s for s in section_registry().values() if s.when(ctx)]
     done: dict[str, Output] = {}
     report: dict[str, dict] = {}
+    timings: dict[str, float] = {}
     for k, section in enumerate(planned):
         if progress is not None:
             progress(Step(section.name, section.title, k, len(planned)))
+        start = time.perf_counter()
         report[section.name] = _run_section(section, ctx, done)
+        timings[section.name] = time.perf_counter() - start
     results: dict[str, Any] = {"scores": ctx.work, "higher_is_better": ctx.hib, "cardinal_scores": ctx.cardinal}
     for out in done.values():
         results.update(out.objects)
-    settings = _settings(ctx)
-    settings["seconds"] = {name: sec["seconds"] for name, sec in report.items()}
-    return Audit(sections=report, settings=settings, verdict=_verdict(planned, report), results=results)
+    verdict = _verdict(planned, report)
+    return Audit(sections=report, settings=_settings(ctx), verdict=verdict, results=results, timings=timings)
 
 
 def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dict:
-    """One section's fields, with its title, meaning, chapter and time; a measure's documented limit is reported."""
-    start = time.perf_counter()
+    """One section's fields, with its title, meaning and chapter; a measure's documented limit is reported."""
     try:
         out = section.compute(ctx, done)
         done[section.name] = out
@@ -233,7 +240,7 @@ def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dic
     ) as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
         fields = {"undefined": str(err)}
     head = {"title": section.title, "about": section.about, "chapter": section.url}
-    return {**head, **fields, "seconds": round(time.perf_counter() - start, 3)}
+    return {**head, **fields}
 
 
 #: The verdict's length at most: secondary sentences go first, then the last ones in report order.
