@@ -9,7 +9,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 if __name__ == "__main__":
-    for script in ("missing.py", "domains.py", "sensitivity.py", "threads.py", "scale.py", "audit.py"):
+    for script in ("missing.py", "domains.py", "sensitivity.py", "threads.py", "scale.py", "audit.py", "corpus.py"):
         print(f"\n===== bench/{script} =====", flush=True)
         sys.argv = [str(HERE / script)]
         try:
