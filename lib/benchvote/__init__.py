@@ -14,6 +14,8 @@ Measures and rules:
 * :mod:`benchvote.aggregation`: mean score, pairwise wins, mean win rate, Borda, rankings of a protected set;
 * :mod:`benchvote.concordance`: Kendall's W and benchmark diversity;
 * :mod:`benchvote.normalization`: dynamic-range, random-baseline and min-max normalisation;
+* :mod:`benchvote.positional`: positional scoring rules (plurality, veto, k-approval, Borda) and their winners;
+* :mod:`benchvote.classics`: May's theorem by enumeration, and Gibbard-Satterthwaite manipulations of a rule by one task;
 * :mod:`benchvote.voting`: majority margins, Condorcet winner and cycles, Copeland, Ranked Pairs, Kemeny;
 * :mod:`benchvote.axioms`: Pareto and exact independence-of-irrelevant-alternatives certificates;
 * :mod:`benchvote.arrow`: every ranking rule for three models and two voters, enumerated (Arrow's theorem);
@@ -61,6 +63,7 @@ SUBMODULES = (
     "audit",
     "axioms",
     "cache",
+    "classics",
     "cli",
     "concordance",
     "data",
@@ -70,6 +73,7 @@ SUBMODULES = (
     "missing",
     "normalization",
     "plotting",
+    "positional",
     "ranking",
     "ratings",
     "rules",
