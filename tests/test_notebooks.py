@@ -352,6 +352,8 @@ NAMED_WORKS = {
     r"\bBlack\b": "black1948rationale",
     r"\bInada\b": "inada1964note",
     r"\bGibbard\b": "gibbard1973manipulation",
+    r"\bSatterthwaite\b": "satterthwaite1975strategy",
+    r"\bMay's theorem\b|\bMay \{cite": "may1952set",
     r"\bHoeffding\b": "hoeffding1963probability",
     r"\bBradley[–-]Terry\b": "bradley1952rank",
     r"\bZermelo\b": "zermelo1929",
