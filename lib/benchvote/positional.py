@@ -121,7 +121,7 @@ def positional_winners(
 ) -> pd.DataFrame:
     """The winners of every k-approval rule (k = 1: plurality, k = m - 1: veto) and of Borda.
 
-    Returns a frame with one row per rule (``rule``, ``k`` or ``nan`` for
+    Returns a frame with one row per rule (``rule``, ``k`` or ``<NA>`` for
     Borda, ``winners``: the tuple of co-winning model labels in table order,
     ``points``: their total).
 
@@ -150,6 +150,7 @@ def positional_winners(
         total = _points(ranks, w).sum(axis=1)
         best = np.flatnonzero(np.isclose(total, total.max(), rtol=0, atol=1e-9))
         label = {1: "plurality", m - 1: "veto"}.get(k, name) if k is not None else name
-        rows.append({"rule": label, "k": np.nan if k is None else k, "winners": tuple(labels[i] for i in best),
-                     "points": float(total.max())})
-    return pd.DataFrame(rows)
+        rows.append({"rule": label, "k": k, "winners": tuple(labels[i] for i in best), "points": float(total.max())})
+    frame = pd.DataFrame(rows)
+    frame["k"] = frame["k"].astype("Int64")  # Borda has no k
+    return frame
