@@ -30,13 +30,13 @@ import corpus  # noqa: E402  (the loader lives with the tests, which share it)
 RESULTS = HERE / "results" / "corpus.md"
 
 
-def audit_child(entry: corpus.Entry, out: Path, n_boot: int | None = None) -> dict:
+def audit_child(entry: corpus.Entry, out: Path, n_boot: int | None = None, lib: Path = ROOT / "lib") -> dict:
     """Run the command once on ``entry``; seconds, peak memory (MB) and exit status of the child."""
     command = [sys.executable, "-m", "benchvote", "audit", str(entry.path), "--json", str(out), "--quiet"]
     command += entry.cli_options()
     if n_boot is not None:
         command += ["--n-boot", str(n_boot)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
+    env = {**os.environ, "PYTHONPATH": str(lib)}
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     assert child.stderr is not None
@@ -72,13 +72,14 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-boot", type=int, default=None, help="redraws (default: the audit's own default)")
     parser.add_argument("--only", nargs="*", default=None, help="ids of the tables to audit (default: all)")
+    parser.add_argument("--lib", type=Path, default=ROOT / "lib", help="the benchvote to run (default: lib/ here)")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for entry in corpus.load():
             if args.only and entry.id not in args.only:
                 continue
-            row = describe(entry) | audit_child(entry, Path(tmp) / f"{entry.id}.json", args.n_boot)
+            row = describe(entry) | audit_child(entry, Path(tmp) / f"{entry.id}.json", args.n_boot, args.lib)
             print(
                 f"{row['id']:<28} {row['models']:>5} x {row['tasks']:<4} {row['seconds']:7.1f} s "
                 f"{row['peak MB']:7.0f} MB  exit {row['exit']} {row['error']}",
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         return table
     with pd.option_context("display.width", 250, "display.max_colwidth", 90):
         print(table.drop(columns=["domain"]).to_string(index=False, float_format="{:.1f}".format))
-    if args.only is None:
+    if args.only is None and args.lib == ROOT / "lib":
         n_boot = "the audit's default redraws" if args.n_boot is None else f"--n-boot {args.n_boot}"
         head = (
             "# The corpus of real leaderboards: one audit per table\n\n"

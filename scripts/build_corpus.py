@@ -235,6 +235,27 @@ def aider_edit(commit: str) -> tuple[pd.DataFrame, None]:
 
 
 @table(
+    id="aider_quant",
+    domain="code (coding assistant; one model served by 14 providers and quantisations)",
+    source_repo=AIDER_REPO,
+    source_path="aider/website/_data/quant.yml",
+    license="Apache-2.0",
+    changes=(
+        "YAML records to rows: model (the serving provider and quantisation of Qwen2.5-Coder-32B-Instruct, as "
+        "published, commas included), pass_rate_1, pass_rate_2, percent_cases_well_formed as tasks, "
+        "seconds_per_case and total_cost as costs; other fields dropped. Near-duplicate entries by design."
+    ),
+    costs=["seconds_per_case", "total_cost"],
+    published="column:pass_rate_2",
+)
+def aider_quant(commit: str) -> tuple[pd.DataFrame, pd.Series]:
+    rows = aider_rows(commit, "quant.yml")
+    cols = ["pass_rate_1", "pass_rate_2", "percent_cases_well_formed", "seconds_per_case", "total_cost"]
+    wide = pd.DataFrame([{c: r.get(c, np.nan) for c in cols} for r in rows], index=unique_names(rows), dtype=float)
+    return wide, wide["pass_rate_2"].copy()
+
+
+@table(
     id="evalplus",
     domain="code generation",
     source_repo="evalplus/evalplus.github.io",
@@ -539,6 +560,49 @@ def mteb_zh(commit: str) -> tuple[pd.DataFrame, pd.Series]:
     return mteb_board(commit, "zh")
 
 
+def mteb_single(commit: str, board: str, category: str) -> tuple[pd.DataFrame, pd.Series]:
+    """A board with one category file: its datasets as tasks, its Average as the published file."""
+    path = f"boards_data/{board}/data_tasks/{category}/default.jsonl"
+    frame = pd.read_json(io.StringIO(show(MTEB, path, commit)), lines=True)
+    names = mteb_names(frame["Model"].tolist())
+    skip = {"index", "Rank", "Model", "Average", "Embedding Dimensions", "Max Tokens"}
+    wide = frame[[c for c in frame.columns if c not in skip]].replace("", np.nan).apply(pd.to_numeric)
+    wide = wide[[c for c in wide.columns if c not in MTEB_COSTS] + MTEB_COSTS]
+    wide.index = names
+    published = pd.Series(pd.to_numeric(frame["Average"].replace("", np.nan)).to_numpy(), index=names)
+    return wide, published
+
+
+@table(
+    id="mteb_bitext_en_x",
+    domain="multilingual (bitext mining, text embeddings)",
+    source_repo=MTEB,
+    source_path="boards_data/en-x/data_tasks/BitextMining/default.jsonl",
+    changes=(
+        "One row per record: every dataset column (BUCC and Tatoeba language pairs) a task; Model Size and Memory "
+        "Usage kept as costs; Rank, Embedding Dimensions, Max Tokens dropped; `Average` is the published file. "
+        "Model names as in mteb_en (link text, or the link's org/name where the text repeats)."
+    ),
+    costs=MTEB_COSTS,
+    published="mean",
+)
+def mteb_bitext(commit: str) -> tuple[pd.DataFrame, pd.Series]:
+    return mteb_single(commit, "en-x", "BitextMining")
+
+
+@table(
+    id="mteb_law",
+    domain="retrieval (legal, text embeddings)",
+    source_repo=MTEB,
+    source_path="boards_data/law/data_tasks/Retrieval/default.jsonl",
+    changes="As mteb_bitext_en_x, for the law retrieval board.",
+    costs=MTEB_COSTS,
+    published="mean",
+)
+def mteb_law(commit: str) -> tuple[pd.DataFrame, pd.Series]:
+    return mteb_single(commit, "law", "Retrieval")
+
+
 # ---------------------------------------------------------------- files shipped in the benchbench package (PyPI)
 
 
@@ -600,6 +664,246 @@ def openllm(commit: str) -> tuple[pd.DataFrame, pd.Series]:
     return frame.astype(float), published
 
 
+@table(
+    id="helm_lite_benchbench",
+    domain="LLM",
+    source_repo=BENCHBENCH,
+    source_path="benchbench/data/helm_lite/leaderboard.tsv",
+    license="MIT (benchbench); HELM results Apache-2.0",
+    changes=(
+        "Tab-separated to CSV; 'Mean win rate' moved to the published file; '-' written as an empty cell. "
+        "`commit` is the SHA-1 of the file as shipped in the wheel."
+    ),
+    published="other:HELM mean win rate (share of other models beaten, averaged over scenarios)",
+)
+def helm_lite(commit: str) -> tuple[pd.DataFrame, pd.Series]:
+    path = benchbench_file("helm_lite/leaderboard.tsv")
+    frame = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=MISSING).set_index("Model")
+    published = frame.pop("Mean win rate").astype(float)
+    return frame.astype(float), published
+
+
+# ---------------------------------------------------------------- speech
+
+
+REVERB = "revdotcom/reverb"
+
+
+def markdown_rows(text: str) -> list[list[str]]:
+    """Cells of the body rows of the markdown tables in ``text`` (header and rule rows left out)."""
+    rows = []
+    for line in text.splitlines():
+        if not line.strip().startswith("|") or set(line.replace("|", "").strip()) <= set("-: "):
+            continue
+        cells = [c.strip().replace("\\_", "_") for c in line.strip().strip("|").split("|")]
+        rows.append(cells)
+    return rows
+
+
+@table(
+    id="reverb_asr",
+    domain="speech recognition",
+    source_repo=REVERB,
+    source_path="asr/wer_evaluation/RESULTS.md",
+    license="see the repository (Rev's model licence)",
+    changes=(
+        "Four markdown tables to one: rows are the decoding modes, columns the test sets, value WER with the percent "
+        "sign dropped; Rev16 gives two columns, the verbatim reference WER at verbatimicity 1.0 and the nonverbatim "
+        "reference WER at verbatimicity 0.0 (the two settings the repository pairs with each reference); 'n/a' "
+        "written as empty. joint_decoding is scored on one test set only. Every column is a WER (lower is better)."
+    ),
+    lower_is_better="all",
+)
+def reverb(commit: str) -> tuple[pd.DataFrame, None]:
+    text = show(REVERB, "asr/wer_evaluation/RESULTS.md", commit)
+    cells: dict[str, dict[str, float]] = {}
+    blocks = re.split(r"\*\*(.+?)\*\*", text)[1:]
+    for title, body in zip(blocks[::2], blocks[1::2]):
+        for row in markdown_rows(body):
+            if row[0] in ("Model", "Verbatimicity"):
+                continue
+            if title == "Rev16":
+                column = (
+                    "Rev16 verbatim (verbatimicity 1.0)" if row[0] == "1.0" else "Rev16 nonverbatim (verbatimicity 0.0)"
+                )
+                value = row[2] if row[0] == "1.0" else row[3]
+                model = row[1]
+            else:
+                column, model, value = title, row[0], row[1]
+            value = value.removesuffix("%").strip()
+            cells.setdefault(model, {})[column] = np.nan if value == "n/a" else float(value)
+    return pd.DataFrame.from_dict(cells, orient="index"), None
+
+
+SPEECHIO = "SpeechColab/Leaderboard"
+
+
+@table(
+    id="speechio_zh",
+    domain="speech recognition (Chinese)",
+    source_repo=SPEECHIO,
+    source_path="README.md (section 5, Latest Results)",
+    license="see the repository",
+    changes=(
+        "The six markdown tables of section 5 (public and private models; unlocked, locked and all SpeechIO test "
+        "sets) to one: one row per model (names as printed, '(*)' kept), one column per test-set group, value CER "
+        "with the percent sign dropped; rank and date dropped. Every column is a CER (lower is better)."
+    ),
+    lower_is_better="all",
+)
+def speechio(commit: str) -> tuple[pd.DataFrame, None]:
+    text = show(SPEECHIO, "README.md", commit)
+    section = text.split("## 5. Latest Results")[1].split("<details>")[0]
+    cells: dict[str, dict[str, float]] = {}
+    for heading, body in zip(*[iter(re.split(r"^#### (.+)$", section, flags=re.M)[1:])] * 2):
+        column = heading.replace("**", "").strip()
+        for row in markdown_rows(body):
+            if row[0].startswith("Rank") or row[0].startswith("Model"):
+                continue
+            model, value = (row[1], row[2]) if row[0].isdigit() else (row[0], row[1])
+            cells.setdefault(model, {})[column] = float(value.removesuffix("%"))
+    return pd.DataFrame.from_dict(cells, orient="index"), None
+
+
+# ---------------------------------------------------------------- more retrieval and LLM judges
+
+
+@table(
+    id="msmarco_v1_passage_pyserini",
+    domain="retrieval (passage ranking)",
+    source_repo=PYSERINI,
+    source_path="pyserini/2cr/msmarco-v1-passage.yaml",
+    license="Apache-2.0",
+    changes=(
+        "YAML to rows: one row per condition (`name`), three tasks: MRR@10 on the MS MARCO dev queries and nDCG@10 "
+        "on the TREC DL19 and DL20 passage queries (the metrics the 2CR page leads with); MAP and recall dropped. A "
+        "condition without a topic set leaves that cell empty."
+    ),
+)
+def msmarco(commit: str) -> tuple[pd.DataFrame, None]:
+    doc = yaml.safe_load(show(PYSERINI, "pyserini/2cr/msmarco-v1-passage.yaml", commit))
+    metric = {"msmarco-v1-passage.dev": "MRR@10", "dl19-passage": "nDCG@10", "dl20-passage": "nDCG@10"}
+    rows = {}
+    for cond in doc["conditions"]:
+        assert cond["name"] not in rows
+        row = {}
+        for topic in cond.get("topics", []):
+            key = topic["topic_key"]
+            if key in metric:
+                row[f"{key} {metric[key]}"] = topic["scores"][0][metric[key]]
+        rows[cond["name"]] = row
+    return pd.DataFrame.from_dict(rows, orient="index").astype(float), None
+
+
+ALPACA_2 = {
+    "weighted_alpaca_eval_gpt4_turbo": "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv",
+    "alpaca_eval_gpt4_turbo_fn": "alpaca_eval_gpt4_turbo_fn_leaderboard.csv",
+    "alpaca_eval_cot_gpt4_turbo_fn": "alpaca_eval_cot_gpt4_turbo_fn_leaderboard.csv",
+    "claude_3_opus_ranking": "claude_3_opus_ranking_leaderboard.csv",
+    "mistral-large-2402_ranking": "mistral-large-2402_ranking_leaderboard.csv",
+}
+
+
+@table(
+    id="alpaca_eval_all_judges",
+    domain="LLM (instruction following, LLM judges)",
+    source_repo=ALPACA,
+    source_path="src/alpaca_eval/leaderboards/data_AlpacaEval/*.csv and data_AlpacaEval_2/*.csv",
+    license="Apache-2.0",
+    changes=(
+        "Joined the nine judge leaderboards of AlpacaEval 1 and 2 on the model name: the `win_rate` of each became "
+        "one task named 'AlpacaEval 1: <judge>' or 'AlpacaEval 2: <judge>'; everything else dropped. The two "
+        "versions use different reference models, so the two blocks barely overlap: no model is rated by all nine."
+    ),
+)
+def alpaca_all(commit: str) -> tuple[pd.DataFrame, None]:
+    cols = {}
+    for version, folder, files in (("1", "data_AlpacaEval", ALPACA_1), ("2", "data_AlpacaEval_2", ALPACA_2)):
+        for judge, path in files.items():
+            frame = csv(ALPACA, f"src/alpaca_eval/leaderboards/{folder}/{path}", commit, index_col=0)
+            assert frame.index.is_unique
+            cols[f"AlpacaEval {version}: {judge}"] = frame["win_rate"].astype(float)
+    return pd.DataFrame(cols), None
+
+
+SUPERCLUE = "CLUEbenchmark/SuperCLUE"
+
+
+@table(
+    id="superclue_open_2311",
+    domain="LLM (Chinese)",
+    source_repo=SUPERCLUE,
+    source_path="README_2311.md (the OPEN multi-turn table)",
+    license="see the repository",
+    changes=(
+        "The markdown table whose header has 'OPEN<br/>总分': rows the models (names as printed, Chinese included), "
+        "the four ability columns as tasks with '<br/>' removed from their names; the rank (medal emoji or number), "
+        "organisation and access columns dropped; the OPEN total moved to the published file."
+    ),
+    published="other:SuperCLUE OPEN total as published (not the mean of the four columns)",
+)
+def superclue(commit: str) -> tuple[pd.DataFrame, pd.Series]:
+    text = show(SUPERCLUE, "README_2311.md", commit)
+    lines = text.splitlines()
+    start = next(k for k, line in enumerate(lines) if "OPEN<br/>总分" in line)
+    header = [c.strip().replace("<br/>", "") for c in lines[start].strip().strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.strip().startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    frame = pd.DataFrame([r[: len(header)] for r in rows], columns=header)
+    frame = frame.drop(columns=["排名", "机构", "使用"]).set_index("模型")
+    published = frame.pop("OPEN总分").astype(float)
+    return frame.astype(float), published
+
+
+# ---------------------------------------------------------------- recommendation
+
+
+BARS = "reczoo/BARS"
+BARS_TEST = re.compile(r"\[test\] (?:gAUC: [\d.]+ - )?AUC: ([\d.]+) - logloss: ([\d.]+)")
+BARS_FOLDER = re.compile(r"(.+?)_([A-Za-z0-9.]+_x\d+(?:_\d+)?)")
+
+
+def bars_files(commit: str) -> list[str]:
+    out = subprocess.check_output(
+        ["git", "-C", str(git_dir(BARS)), "ls-tree", "-r", "--name-only", commit, "ranking/ctr"]
+    )
+    return [p for p in out.decode("utf-8").split("\n") if p.endswith("/results.csv")]
+
+
+@table(
+    id="bars_ctr",
+    domain="recommendation (click-through rate prediction)",
+    source_repo=BARS,
+    source_path="ranking/ctr/<family>/<model>_<dataset>/results.csv",
+    license="Apache-2.0",
+    changes=(
+        "One results.csv per model and dataset: the folder '<model>_<dataset>' gives both (the dataset id, e.g. "
+        "avazu_x4_001, in lower case, as one folder writes KKBox_x1 for kkbox_x1); the `[test]` AUC and logloss "
+        "become the columns '<dataset> AUC' (higher is better) and '<dataset> logloss' (lower is better). Files "
+        "holding more than one run (repeated seeds or a tuning log: the board reports their mean, which the file "
+        "does not hold) are left out, so those cells are empty; gAUC and validation scores dropped."
+    ),
+    lower_is_better=["logloss"],
+)
+def bars(commit: str) -> tuple[pd.DataFrame, None]:
+    cells: dict[str, dict[str, float]] = {}
+    for path in bars_files(commit):
+        text = show(BARS, path, commit)
+        tests = BARS_TEST.findall(text)
+        if len(tests) != 1:
+            continue
+        model, dataset = BARS_FOLDER.fullmatch(path.split("/")[-2]).groups()
+        dataset = dataset.lower()
+        row = cells.setdefault(model, {})
+        assert f"{dataset} AUC" not in row, path
+        row[f"{dataset} AUC"], row[f"{dataset} logloss"] = float(tests[0][0]), float(tests[0][1])
+    wide = pd.DataFrame.from_dict(cells, orient="index")
+    return wide[sorted(wide.columns)], None
+
+
 # ---------------------------------------------------------------- writing
 
 
@@ -626,6 +930,8 @@ def build_one(t: Table) -> str:
     wide.index = wide.index.map(lambda s: str(s).strip())
     assert wide.index.is_unique, t.id
     wide.index.name = "model"
+    if t.lower_is_better == ["logloss"]:
+        t.lower_is_better = [str(c) for c in wide.columns if str(c).endswith(" logloss")]
     wide.to_csv(OUT / f"{t.id}.csv", lineterminator="\n")
     fields = {
         "id": t.id,
