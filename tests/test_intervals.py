@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from itertools import product
 from math import ceil
 
@@ -251,8 +252,10 @@ def _bootstrap_by_hand(s, direction, rule, n_boot, seed, level, tol=1e-9):
             for cols in (rng.integers(0, s.shape[1], size=s.shape[1]) for _ in range(n_boot))
         ]
     )
-    lower = np.quantile(boot, (1 - level) / 2, axis=0, method="inverted_cdf")
-    upper = np.quantile(boot, (1 + level) / 2, axis=0, method="inverted_cdf")
+    ordered = np.sort(boot, axis=0)
+    share = Fraction(str(level))  # the decimal level exactly: ceil(B (1 - level) / 2)-th smallest rank
+    lower = ordered[max(1, ceil(n_boot * (1 - share) / 2)) - 1]
+    upper = ordered[ceil(n_boot * (1 + share) / 2) - 1]
     above = (boot[:, :, None] < boot[:, None, :]).mean(axis=0)
     return lower, upper, above
 
@@ -298,3 +301,54 @@ def test_pair_shares_count_repeated_redraws_once_with_their_weight():
     assert np.array_equal(_strict_shares(boot), plain)
     wide = rng.integers(2, 70_000, size=(40, 5)) / 2.0  # ranks beyond 16 bits take the 32-bit kernel
     assert np.array_equal(_strict_shares(wide), (wide[:, :, None] < wide[:, None, :]).mean(axis=0))
+
+
+# --------------------------------------------------------------------------- issue 37: exact quantile ends, row order
+def test_the_lower_end_at_95_percent_is_the_25th_of_1000_redraws():
+    """(1 - 0.95) / 2 is 0.025000000000000022 in floating point; the 2.5 % end of 1000 ranks is still the 25th.
+
+    By hand: with B = 1000 redraws the inverted-CDF quantile q is the ceil(1000 q)-th smallest value, so the
+    ends at level 0.95 are the 25th and the 975th smallest ranks (and 50th / 950th at level 0.9).
+    """
+    from benchvote.intervals import _summarise
+
+    ranks = np.random.default_rng(0).permutation(np.arange(1.0, 1001.0))  # every order statistic is its index
+    boot = np.column_stack([ranks, ranks[::-1]])
+    r = _summarise(np.array([1.0, 2.0]), boot, [0, 1], False, 0.95, 0)
+    assert r.lower.tolist() == [25.0, 25.0] and r.upper.tolist() == [975.0, 975.0]
+    r = _summarise(np.array([1.0, 2.0]), boot, [0, 1], False, 0.9, 0)
+    assert r.lower.tolist() == [50.0, 50.0] and r.upper.tolist() == [950.0, 950.0]
+
+
+def test_rank_intervals_take_the_exact_order_statistic_of_the_redraws():
+    """Through the public function: the lower end is the 25th of 1000 redrawn ranks, counted by hand."""
+    s = np.random.default_rng(7).normal(size=(12, 9))  # two models whose 25th and 26th redrawn ranks differ
+    r = rank_intervals(s, n_boot=1000, level=0.95, seed=3)
+    draws = np.random.default_rng(3)
+    boot = np.array([rankdata(-_win_rates(s[:, draws.integers(0, 9, size=9)]), method="average") for _ in range(1000)])
+    ordered = np.sort(boot, axis=0)
+    assert (ordered[24] != ordered[25]).any()
+    assert np.array_equal(r.lower, ordered[24]) and np.array_equal(r.upper, ordered[974])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([0.0, 1e-9]), st.booleans())
+def test_permuting_rows_permutes_the_intervals_at_any_tolerance(seed, tol, holes):
+    """With tol=0 the win rates' float sums used to follow the row order, so exact ties split by position."""
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(3, 8)), int(rng.integers(2, 7))
+    s = rng.integers(0, 3, size=(m, n)).astype(float)
+    if holes:
+        s[rng.random((m, n)) < 0.15] = np.nan
+    policy = "omit" if holes else "raise"
+    perm = rng.permutation(m)
+    try:
+        a = rank_intervals(s, n_boot=60, seed=1, tol=tol, nan_policy=policy)
+    except ValueError:
+        with pytest.raises(ValueError):
+            rank_intervals(s[perm], n_boot=60, seed=1, tol=tol, nan_policy=policy)
+        return
+    b = rank_intervals(s[perm], n_boot=60, seed=1, tol=tol, nan_policy=policy)
+    assert np.array_equal(b.ranks, a.ranks[perm])
+    assert np.array_equal(b.lower, a.lower[perm]) and np.array_equal(b.upper, a.upper[perm])
+    assert np.array_equal(b.above, a.above[np.ix_(perm, perm)]) and b.redrawn == a.redrawn

@@ -366,7 +366,8 @@ def mean_win_rate(
                 f"({mat.models[i]!s}, {mat.models[j]!s}); their win rate is undefined. "
                 "Drop one model of each such pair or use convention='quantile'"
             )
-        values = counts.win_fraction().sum(axis=1) / m
+        # each row's fractions summed in sorted order: the same floats whatever the row order of the table
+        values = np.sort(counts.win_fraction(), axis=1).sum(axis=1) / m
     elif convention == "quantile":
         r = rank(mat.values, direction, tol=tol, nan_policy="omit")
         seen = ~np.isnan(r)

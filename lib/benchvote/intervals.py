@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil
 from typing import Any
 
 import numpy as np
@@ -85,8 +87,9 @@ def rank_intervals(
     ``rule`` on the redrawn table and ranks them with :func:`benchvote.rank`.
     Model :math:`i`'s interval is ``[lower_i, upper_i]``, the
     :math:`(1-\ell)/2` and :math:`(1+\ell)/2` quantiles of its :math:`B`
-    bootstrap ranks (``numpy.quantile`` with ``method="inverted_cdf"``, so the
-    ends are ranks that occurred).
+    bootstrap ranks by the inverted CDF (the :math:`\lceil B q \rceil`-th
+    smallest rank, with :math:`q` computed exactly from the decimal ``level``,
+    so the ends are ranks that occurred).
 
     With :func:`benchvote.borda` or :func:`benchvote.mean_win_rate` on a
     complete table, a redrawn table's scores are count-weighted sums of
@@ -276,7 +279,7 @@ def _strict_win_rate_ranks(
         wins = (counts @ beats).reshape(m, m)
         fraction = wins / np.maximum(compared, 1)
         np.fill_diagonal(fraction, 0.0)
-        return rank(fraction.sum(axis=1) / m, tol=tol)
+        return rank(np.sort(fraction, axis=1).sum(axis=1) / m, tol=tol)  # summed as the rule sums: order-free
 
     return ranks_of
 
@@ -286,8 +289,9 @@ def _summarise(
 ) -> RankIntervals:
     """Intervals, pair shares and inseparable pairs from the full ranking and the bootstrap ranks."""
     n_boot = boot.shape[0]
-    lower = np.quantile(boot, (1 - level) / 2, axis=0, method="inverted_cdf")
-    upper = np.quantile(boot, (1 + level) / 2, axis=0, method="inverted_cdf")
+    ordered = np.sort(boot, axis=0)
+    lower = ordered[_order_statistic(n_boot, (1 - _exact_level(level)) / 2) - 1]
+    upper = ordered[_order_statistic(n_boot, (1 + _exact_level(level)) / 2) - 1]
     above = _strict_shares(boot)
     order = np.argsort(full, kind="stable")
     close = (above < level) & (above.T < level)  # neither ranks above the other in a share level
@@ -309,6 +313,22 @@ def _summarise(
         n_boot=n_boot,
         redrawn=redrawn,
     )
+
+
+def _exact_level(level: float) -> Fraction:
+    """The level the user wrote: 0.95 is 19/20, not the binary double just below it.
+
+    ``(1 - 0.95) / 2`` is 0.025000000000000022 in floating point, and
+    ``ceil(1000 * 0.025000000000000022)`` is 26, one order statistic too far.
+    The shortest decimal that rounds to ``level`` (its ``repr``) is the
+    number meant; any level of up to 15 significant digits is read exactly.
+    """
+    return Fraction(repr(float(level)))
+
+
+def _order_statistic(n: int, q: Fraction) -> int:
+    """1-based index of the ``q`` quantile of ``n`` sorted values by the inverted CDF: ``max(1, ceil(n q))``."""
+    return max(1, min(n, ceil(n * q)))
 
 
 def _strict_shares(boot: np.ndarray) -> np.ndarray:
