@@ -203,6 +203,17 @@ def test_rankings_from_scores_tie_breaks():
         rankings_from_scores(s, tie_break="random")
 
 
+def test_rankings_from_scores_input_tie_break_keeps_the_row_order():
+    """The documented tie_break="input" used to raise; tied models keep their row order, untied ones their rank."""
+    s = pd.DataFrame({"acc": [0.5, 0.5, 0.9, 0.5], "time": [1.0, 1.0, 2.0, 0.5]}, index=["zeta", "alpha", "mid", "b"])
+    assert rankings_from_scores(s, [True, False], tie_break="input") == [
+        ("mid", "zeta", "alpha", "b"),
+        ("b", "zeta", "alpha", "mid"),
+    ]
+    flipped = s.iloc[::-1]
+    assert rankings_from_scores(flipped, [True, False], tie_break="input")[0] == ("mid", "b", "alpha", "zeta")
+
+
 def test_domain_report_on_the_paradox():
     r = domain_report([("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")])
     assert not r.single_peaked and not r.majority_transitive and r.cycles == 1

@@ -66,7 +66,8 @@ def rankings_from_scores(
     within ``tol``, so float noise such as 84.30000000000001 against 84.3 is
     a tie); tied models are ordered by the tie-break.  Gordienko et al. break
     ties alphabetically by model name and rerun with the reverse order to see
-    whether a verdict depends on it; ``tie_break="reverse"`` gives the second run.
+    whether a verdict depends on it; ``tie_break="reverse"`` gives the second run,
+    and ``tie_break="input"`` keeps tied models in the order of the table's rows.
 
     Parameters
     ----------
@@ -74,8 +75,9 @@ def rankings_from_scores(
         Models x tasks.
     higher_is_better : bool or sequence of bool
         Direction of every task (one bool for all tasks).
-    tie_break : {"alphabetical", "input"}
-        How models tied on a metric are ordered: by label, or by their row order.
+    tie_break : {"alphabetical", "reverse", "input"}
+        How models tied on a metric are ordered: by label (as text), by label
+        in reverse, or by their row order in ``scores``.
     tol : float
         Tie tolerance: scores within ``tol`` of each other (chained, as in
         :func:`benchvote.rank`) tie.
@@ -88,9 +90,11 @@ def rankings_from_scores(
     [('a', 'b', 'c'), ('a', 'b', 'c')]
     >>> rankings_from_scores(s, [True, False], tie_break="reverse")[0]
     ('b', 'a', 'c')
+    >>> rankings_from_scores(s, [True, False], tie_break="input")[0]
+    ('b', 'a', 'c')
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
-    check_choice(tie_break, "tie_break", ("alphabetical", "reverse"))
+    check_choice(tie_break, "tie_break", ("alphabetical", "reverse", "input"))
     mat = as_score_matrix(scores, min_models=1)
     direction = direction_of(mat, higher_is_better)
     r = rank(mat.values, direction, tol=check_tol(tol))
@@ -98,9 +102,11 @@ def rankings_from_scores(
     alpha = np.argsort(np.argsort(names, kind="stable"), kind="stable")  # alphabetical position of each model
     if tie_break == "reverse":
         alpha = -alpha
+    elif tie_break == "input":
+        alpha = np.arange(len(names))  # the row order itself
     out = []
     for j in range(mat.shape[1]):
-        order = np.lexsort((alpha, r[:, j]))  # best rank first, ties by name
+        order = np.lexsort((alpha, r[:, j]))  # best rank first, ties by the tie-break
         out.append(tuple(mat.models[i] for i in order))
     return out
 
