@@ -1379,3 +1379,29 @@ class TestSearch:
     def test_bad_options_are_named(self):
         with pytest.raises(ValueError, match="polish_starts"):
             cardinal_sensitivity([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], method="search", polish_starts=-1)
+
+
+# --------------------------------------------------------------------------- issue 37: the MILP's bound in any case
+# Four tasks on scales 1e-4, 1e8, 1e7 and 1e-3: HiGHS's dual bound falls below the count the box search proves (9).
+BADLY_SCALED = np.array(
+    [
+        [-0.00020941775046495354, -106110343.81686322, 18529800.552201692, -0.0017147076270169496],
+        [0.00013643918412508955, -29789179.084428035, -19632017.484975033, 0.0014576845828164525],
+        [0.00012840688927244376, -50324822.232823566, 8672769.905671034, -0.00035589453608390615],
+        [5.092627395355313e-06, 16626949.981514085, -2310105.5324751334, 0.0005243726217937455],
+        [3.857490054962603e-05, -52288488.8540871, 2959931.6049056672, -0.0005205875283939318],
+        [1.3381865632330021e-05, -49686959.92226775, 972906.7406598104, 0.001600645890178919],
+    ]
+)
+
+
+def test_milp_on_badly_scaled_tasks_still_returns_a_certified_bound():
+    """The docstring promises a certified bound in any case; a solver bound below the recount used to give None."""
+    from benchvote.sensitivity.cardinal_exact import cardinal_sensitivity_exact
+
+    proven = cardinal_sensitivity_exact(BADLY_SCALED, method="boxes")
+    assert proven.optimal
+    r = cardinal_sensitivity_exact(BADLY_SCALED, method="milp")
+    assert r.upper_bound is not None or r.stopped
+    assert r.upper_bound is not None and r.upper_bound >= proven.tau_distance >= r.tau_distance
+    assert r.optimal == (r.tau_distance == r.upper_bound)

@@ -389,8 +389,12 @@ def _finish_cardinal(
 
     A recount that meets the bound is a proof whether or not the search ran
     to its end (``stopped`` says what ended it).  A recount above ``upper``
-    would mean the bound was not sound: the result then carries no bound and
-    no proof rather than a wrong one.
+    means the bound was not sound (HiGHS's dual bound on a badly scaled
+    program, scores 1e-6 and 1e8 apart, can fall below a recounted value):
+    the result then carries the library's own bound, the pairs that some
+    weighting may reverse at all (:meth:`_CardinalProblem.reversible_alone`,
+    at worst every pair ordered before), and no proof unless the recount
+    meets that bound.
     """
     mat = prob.mat
     alpha = _published_weights(prob, merged)
@@ -401,10 +405,11 @@ def _finish_cardinal(
     optimal = False
     if upper is not None:
         upper = int(upper)
-        if n_flipped > upper:  # pragma: no cover - a bound below a recounted value is a solver failure
-            upper = None
-        else:
-            optimal = n_flipped == upper
+        if n_flipped > upper:  # a bound below a recounted value: the solver's numerics failed, not the count
+            upper = int(prob.reversible_alone().sum())
+            if n_flipped > upper:  # pragma: no cover - reversible_alone rounds in the pairs' favour
+                upper = len(prob.d)
+        optimal = n_flipped == upper
     wrap = (
         (lambda v, name: pd.Series(v, index=pd.Index(mat.tasks if name == "weights" else mat.models), name=name))
         if mat.labelled
