@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import score_tables
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import benchvote as bv
@@ -161,3 +161,42 @@ class TestIIAFlip:
         s = frame(np.array([[1.0, np.nan], [2.0, 1.0], [0.0, 3.0]]))
         with pytest.raises(ValueError, match="missing"):
             iia_flip(s, pair=("m0", "m1"), protected=["m0", "m1"], pool=["m2"], rule=bv.borda)
+
+
+# --------------------------------------------------------------------------- issue 37: chained ties, one ranking
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6))
+def test_iia_flip_agrees_with_protected_ranking_on_every_added_set_under_chained_ties(seed):
+    """Tasks are ranked within the field (protected_ranking); an added model can chain two others into a tie.
+
+    Exhaustive oracle: every subset of the pool, ranked by protected_ranking; the certificate is a smallest
+    subset that reverses the pair, and none exists when the pair is not flippable.
+    """
+    from benchvote.aggregation import protected_ranking
+
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(3, 7)), int(rng.integers(2, 6))
+    steps = rng.choice([0.0, 0.6e-9, 1.2e-9, 1.8e-9, 2.4e-9], size=(m, n))
+    s = pd.DataFrame(steps + rng.integers(0, 2, size=(m, n)) * (rng.random((m, n)) < 0.3), index=list("abcdefg")[:m])
+    p = int(rng.integers(2, m))
+    protected, pool = list(s.index[:p]), list(s.index[p:])
+    before = protected_ranking(s, protected=protected)
+    rankings = {
+        x: protected_ranking(s, protected=protected, added=list(x))
+        for r in range(len(pool) + 1)
+        for x in combinations(pool, r)
+    }
+    for a, b in combinations(protected, 2):
+        if before[a] == before[b]:
+            continue
+        f = iia_flip(s, pair=(a, b), protected=protected, pool=pool)
+        lead, trail = (a, b) if before[a] < before[b] else (b, a)
+        assert (f.leader, f.trailer) == (lead, trail)
+        reversing = [x for x, after in rankings.items() if after[trail] < after[lead]]
+        assert f.flippable == bool(reversing)
+        if reversing:
+            assert len(f.certificate) == min(len(x) for x in reversing)
+            assert (
+                rankings[tuple(sorted(f.certificate, key=pool.index))][trail]
+                < rankings[tuple(sorted(f.certificate, key=pool.index))][lead]
+            )

@@ -1405,3 +1405,66 @@ def test_milp_on_badly_scaled_tasks_still_returns_a_certified_bound():
     assert r.upper_bound is not None or r.stopped
     assert r.upper_bound is not None and r.upper_bound >= proven.tau_distance >= r.tau_distance
     assert r.optimal == (r.tau_distance == r.upper_bound)
+
+
+# --------------------------------------------------------------------------- issue 37: chained ties, one ranking
+def _chained_table(rng: np.random.Generator, m: int, n: int) -> pd.DataFrame:
+    """Scores 0.6e-9 apart (chained ties at the default tolerance), some lifted by 1 so that tasks also order."""
+    steps = rng.choice([0.0, 0.6e-9, 1.2e-9, 1.8e-9, 2.4e-9], size=(m, n))
+    s = steps + rng.integers(0, 2, size=(m, n)) * (rng.random((m, n)) < 0.3)
+    return pd.DataFrame(s, index=[f"m{i}" for i in range(m)], columns=[f"t{k}" for k in range(n)])
+
+
+def _brute_force_maximum(s: pd.DataFrame, protected: list, pool: list) -> int:
+    """Most protected pairs any added set reverses, by protected_ranking on every subset of the pool."""
+    before = protected_ranking(s, protected=protected).to_numpy()
+    return max(
+        int(
+            bv.ranking.reversed_pairs(before, protected_ranking(s, protected=protected, added=list(x)).to_numpy()).sum()
+        )
+        for r in range(len(pool) + 1)
+        for x in combinations(pool, r)
+    )
+
+
+def test_no_proven_ordinal_maximum_is_beaten_under_chained_ties():
+    """The solvers ranked tasks on the whole table, protected_ranking within the field: 0 'proven' was beaten.
+
+    Exhaustive oracle: every added set of every small table, ranked by protected_ranking (the documented ranking).
+    """
+    from benchvote.sensitivity import ordinal_sensitivity_exact
+
+    rng = np.random.default_rng(0)
+    for _ in range(250):
+        m, n = int(rng.integers(3, 7)), int(rng.integers(2, 6))
+        s = _chained_table(rng, m, n)
+        p = int(rng.integers(2, m))
+        protected, pool = list(s.index[:p]), list(s.index[p:])
+        best = _brute_force_maximum(s, protected, pool)
+        before = protected_ranking(s, protected=protected)
+        for method in ("enumerate", "milp"):
+            r = ordinal_sensitivity_exact(s, protected=protected, method=method)
+            after = protected_ranking(s, protected=protected, added=list(r.added))
+            assert r.ranking_before.tolist() == before.tolist() and r.ranking_after.tolist() == after.tolist()
+            assert r.n_flipped == int(bv.ranking.reversed_pairs(before.to_numpy(), after.to_numpy()).sum())
+            assert r.upper_bound * comb(p, 2) >= best - 1e-9
+            assert not r.optimal or r.n_flipped == best
+        assert ordinal_sensitivity_exact(s, protected=protected, method="enumerate").n_flipped == best
+
+
+def test_one_added_model_that_chains_a_tie_is_found():
+    """Alone, b beats a on t1 (1.2e-9 against 0) and t3, a wins t2: b is first.  The model x at 0.6e-9 chains
+    t1 into one tie and beats b on t3 only, so with x a is first.  The whole-table ranking saw a tie on t1
+    from the start and proved a maximum of 0.
+    """
+    from benchvote.sensitivity import ordinal_sensitivity_exact
+
+    s = pd.DataFrame({"t1": [0.0, 1.2e-9, 0.6e-9], "t2": [1.0, 0.0, 0.5], "t3": [0.0, 1.0, 2.0]}, index=list("abx"))
+    assert protected_ranking(s, protected=["a", "b"]).tolist() == [2.0, 1.0]
+    assert protected_ranking(s, protected=["a", "b"], added=["x"]).tolist() == [1.0, 2.0]
+    r = ordinal_sensitivity_exact(s, protected=["a", "b"])
+    assert (r.n_flipped, r.added, r.optimal) == (1, ("x",), True)
+    r = ordinal_sensitivity_exact(s, protected=["a", "b"], method="milp")  # linear margins: no proof of 0
+    assert r.upper_bound == 1.0 and r.optimal == (r.n_flipped == 1)
+    flip = bv.axioms.iia_flip(s, pair=("a", "b"), protected=["a", "b"], pool=["x"])
+    assert (flip.leader, flip.flippable, flip.certificate) == ("b", True, ("x",))

@@ -24,6 +24,17 @@ models that suffice are the most negative contributions, taken in order.
 The same holds for the Borda count with :math:`w` replaced by Borda points.
 All arithmetic is done on exact integers (win counts over a common
 denominator), so a reported reversal is never a rounding artefact.
+
+**Chained ties.**  The tasks are ranked within the field, as
+:func:`benchvote.protected_ranking` does: with the tie tolerance, scores whose
+sorted gaps are all at most ``tol`` tie, so an added model whose score lies
+between two others can join them into one tie (0 and 1.2e-9 differ, but not
+once 0.6e-9 takes part).  Each comparison is therefore counted as it falls in
+the smallest field that holds both models, and a *chain term* records every
+comparison that models added between them can still turn into a tie; the
+terms are evaluated exactly for each added set (:meth:`FieldMargins.totals`).
+Without chained ties there are no terms and the decomposition above holds as
+written.
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ import pandas as pd
 
 from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, split_table
 from .aggregation import _pairwise_counts, mean_win_rate
-from .ranking import DEFAULT_TIE_TOLERANCE
+from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["pareto_violations", "FieldMargins", "field_margins", "IIAFlip", "iia_flip", "iia_report", "IIA_STATUSES"]
 
@@ -143,6 +154,8 @@ class FieldMargins:
     contrib: np.ndarray
     scale: int
     rule: str
+    chains: tuple = ()
+    tol: float = DEFAULT_TIE_TOLERANCE
 
     @cached_property
     def base(self) -> np.ndarray:
@@ -152,13 +165,65 @@ class FieldMargins:
     def increments(self) -> np.ndarray:
         return self.contrib[:, None, :] - self.contrib[None, :, :]
 
+    def chains_of(self, models: Sequence[int]) -> tuple:
+        """The chain terms that change the total of any of the protected ``models``."""
+        wanted = set(models)
+        return tuple(t for t in self.chains if wanted & {a for a, _ in t.deltas})
+
+    def totals(self, masks: Any, chains: tuple | None = None) -> np.ndarray:
+        """Exact totals (win rates times ``scale`` summed over the field) of every protected model.
+
+        ``masks`` is a boolean array (sets x pool), one row per added set; the
+        result has one row per set and one column per protected model.  Two
+        protected models rank in the field ``protected + X`` as their totals do.
+        """
+        masks = np.atleast_2d(np.asarray(masks, dtype=bool))
+        own = np.asarray(self.own)
+        out = own[None, :] + masks.astype(own.dtype) @ np.asarray(self.contrib).T
+        for term in self.chains if chains is None else chains:
+            hit = term.joined(masks, self.tol)
+            for a, delta in term.deltas:
+                out[:, a] += hit.astype(out.dtype) * delta
+        return out
+
     def margin(self, a: int, b: int, added: Sequence[int] = ()) -> float:
         """Win-rate (or Borda-point) difference of protected a over b when pool models ``added`` join."""
-        total = int(self.base[a, b]) + int(
-            np.sum(self.increments[a, b, list(added)], dtype=object) if len(added) else 0
-        )
+        mask = np.zeros(len(self.pool), dtype=bool)
+        mask[list(added)] = True
+        t = self.totals(mask)[0]
+        total = int(t[a]) - int(t[b])
         denom = self.scale * (len(self.protected) + len(added)) if self.rule == "mean_win_rate" else self.scale
         return total / denom
+
+
+@dataclass(frozen=True)
+class ChainTerm:
+    """A comparison on one task that added models can turn into a tie (see the module docstring).
+
+    The two models (a protected model and ``partner``) do not tie in the
+    smallest field that holds them, but tie in the field when every score
+    between them, of the models present, is within ``tol`` of the next.
+    ``values`` are the oriented scores between them (ends included,
+    ascending) and ``member`` the pool index of each (-1: always present).
+    When they tie, protected model ``a`` changes its total by ``delta`` for
+    every ``(a, delta)`` of ``deltas``.
+    """
+
+    deltas: tuple
+    partner: int
+    values: np.ndarray
+    member: np.ndarray
+
+    def joined(self, masks: np.ndarray, tol: float) -> np.ndarray:
+        """Per added set (rows of ``masks``): whether the two models tie (partner present and chained to it)."""
+        n_sets = masks.shape[0]
+        ok = masks[:, self.partner].copy() if self.partner >= 0 else np.ones(n_sets, dtype=bool)
+        last = np.full(n_sets, self.values[0])
+        for t in range(1, len(self.values)):
+            here = masks[:, self.member[t]] if self.member[t] >= 0 else np.ones(n_sets, dtype=bool)
+            ok &= ~here | (self.values[t] - last <= tol)
+            last = np.where(here, self.values[t], last)
+        return ok
 
 
 def field_margins(
@@ -223,10 +288,13 @@ def field_margins(
     field = scores.loc[protected + pool]
     mat = as_score_matrix(field, allow_nan=rule_name == "mean_win_rate")
     direction = direction_of(mat, higher_is_better)
-    counts = _pairwise_counts(mat.values, direction, DEFAULT_TIE_TOLERANCE)
+    tol = DEFAULT_TIE_TOLERANCE
+    counts = _pairwise_counts(mat.values, direction, tol)
     p = len(protected)
+    oriented = np.where(direction[None, :], mat.values, -mat.values)
+    wins, ties, loose = _smallest_field_relation(oriented, p, tol)
     if rule_name == "borda":
-        points = 2 * counts.wins + counts.ties  # Borda points, doubled to stay integral
+        points = 2 * wins + ties  # Borda points, doubled to stay integral
         scale = 2
         rate = points.astype(object)
     else:
@@ -246,13 +314,84 @@ def field_margins(
         for i in range(p):
             for j in range(len(mat.models)):
                 if i != j:
-                    rate[i, j] = int(counts.wins[i, j]) * (scale // int(counts.compared[i, j]))
+                    rate[i, j] = int(wins[i, j]) * (scale // int(counts.compared[i, j]))
     own = rate[:p, :p].sum(axis=1)  # sum over the protected field of each protected model's rates
     contrib = rate[:p, p:]  # (p, q)
+    chains = _chain_terms(oriented, loose, p, rule_name, scale, counts.compared)
     biggest = max([abs(int(v)) for v in np.ravel(own).tolist() + np.ravel(contrib).tolist()] or [0])
+    biggest += sum(abs(d) for t in chains for _, d in t.deltas)
     if biggest * (len(pool) + p + 2) < 2**62:  # sums of differences stay exact in int64
         own, contrib = own.astype(np.int64), contrib.astype(np.int64)
-    return FieldMargins(protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule_name)
+    return FieldMargins(
+        protected=protected, pool=pool, own=own, contrib=contrib, scale=scale, rule=rule_name, chains=chains, tol=tol
+    )
+
+
+def _smallest_field_relation(oriented: np.ndarray, p: int, tol: float) -> tuple[np.ndarray, np.ndarray, list]:
+    """Wins and ties of each protected model (first ``p`` rows) against every model of the field.
+
+    Each comparison is made in the smallest field that holds both models:
+    the protected models, plus the pool model when the other one is from the
+    pool.  Task by task, the protected models' tie groups are those of
+    :func:`benchvote.rank` on the protected rows alone; a pool model ties
+    with a group when its score chains to it (inside the group's range, or
+    within ``tol`` of an end).  Returns the wins, the ties, and the
+    comparisons (protected row, field row, task) that this field does not
+    tie but the whole field does: the candidates for chain terms.
+    """
+    m, n = oriented.shape
+    wins = np.zeros((p, m), dtype=np.int64)
+    ties = np.zeros((p, m), dtype=np.int64)
+    whole = _rank(oriented, np.ones(n, dtype=bool), tol)
+    loose = []
+    for k in range(n):
+        v = oriented[:, k]
+        seen = ~np.isnan(v)
+        prot = np.flatnonzero(seen[:p])
+        if not len(prot):
+            continue
+        group = _rank(v[prot][:, None], np.ones(1, dtype=bool), tol)[:, 0]
+        labels, gid = np.unique(group, return_inverse=True)
+        lo = np.array([v[prot][gid == g].min() for g in range(len(labels))])
+        hi = np.array([v[prot][gid == g].max() for g in range(len(labels))])
+        tied = np.zeros((p, m), dtype=bool)
+        tied[np.ix_(prot, prot)] = gid[:, None] == gid[None, :]
+        others = p + np.flatnonzero(seen[p:])
+        if len(others):
+            x = v[others][:, None]
+            joins = ((x >= lo) & (x <= hi)) | ((x > hi) & (x - hi <= tol)) | ((x < lo) & (lo - x <= tol))
+            tied[np.ix_(prot, others)] = joins[:, gid].T
+        both = seen[:p, None] & seen[None, :]
+        both[np.arange(p), np.arange(p)] = False
+        wins += both & ~tied & (v[:p, None] > v[None, :])
+        ties += both & tied
+        field_tie = whole[:p, k][:, None] == whole[None, :, k]
+        for a, j in zip(*np.nonzero(both & ~tied & field_tie)):
+            loose.append((int(a), int(j), k))
+    return wins, ties, loose
+
+
+def _chain_terms(oriented: np.ndarray, loose: list, p: int, rule: str, scale: int, compared: np.ndarray) -> tuple:
+    """One :class:`ChainTerm` per comparison that added models can turn into a tie (see the module docstring)."""
+    terms = []
+    for a, j, k in loose:
+        if j < p and j < a:
+            continue  # a protected pair: one term for both, made from the lower index
+        v = oriented[:, k]
+        low, high = sorted((v[a], v[j]))
+        inside = np.flatnonzero(~np.isnan(v) & (v >= low) & (v <= high))  # only these decide the chain
+        inside = inside[np.argsort(v[inside], kind="stable")]  # a model level with an end adds a gap of 0
+        better, worse = (a, j) if v[a] > v[j] else (j, a)
+        deltas = []
+        if rule == "borda":  # a win (2 doubled points) and a loss (0) become two ties (1 each)
+            deltas = [(x, d) for x, d in ((better, -1), (worse, 1)) if x < p]
+        elif better < p:  # the strict win rate: the better model loses a win, the other gains nothing
+            deltas = [(better, -(scale // int(compared[better, worse])))]
+        if not deltas:
+            continue
+        member = np.where((inside < p) | (inside == j) | (inside == a), -1, inside - p)
+        terms.append(ChainTerm(deltas=tuple(deltas), partner=j - p if j >= p else -1, values=v[inside], member=member))
+    return tuple(terms)
 
 
 @dataclass(frozen=True)
@@ -291,6 +430,9 @@ def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
             f"{fm.protected[a]!s} and {fm.protected[b]!s} tie among the protected models; there is no order to reverse"
         )
     lead, trail = (a, b) if base > 0 else (b, a)
+    chains = fm.chains_of((lead, trail))
+    if chains:
+        return _flip_with_chains(fm, lead, trail, chains)
     delta = np.array([int(v) for v in fm.increments[lead, trail]], dtype=object)
     helpful = [k for k in np.argsort(np.array([float(v) for v in delta]), kind="stable") if delta[k] < 0]
     running = abs(base)
@@ -312,6 +454,62 @@ def _flip_from_margins(fm: FieldMargins, a: int, b: int) -> IIAFlip:
         margin_before=fm.margin(lead, trail),
         margin_after=after,
         best_margin=best,
+    )
+
+
+#: Most pool models in chained ties with a pair that :func:`iia_flip` decides by enumerating their subsets.
+MAX_CHAINED = 20
+
+
+def _flip_with_chains(fm: FieldMargins, lead: int, trail: int, chains: tuple) -> IIAFlip:
+    """:func:`iia_flip` when added models can chain ties of ``lead`` or ``trail``: every subset of those models.
+
+    The pool models that take part in a chain term of the pair (``chained``)
+    are enumerated; every other pool model changes the pair's margin by a
+    fixed amount, so for each subset of the chained ones the fewest others
+    that reverse the pair are the most negative contributions, in order.
+    """
+    chained = sorted(
+        {t.partner for t in chains if t.partner >= 0} | {int(i) for t in chains for i in t.member if i >= 0}
+    )
+    if len(chained) > MAX_CHAINED:
+        raise ValueError(
+            f"{len(chained)} pool models chain ties (scores within the tie tolerance) with {fm.protected[lead]!s} "
+            f"or {fm.protected[trail]!s}; deciding the pair exactly needs every subset of them (at most "
+            f"{MAX_CHAINED} models)"
+        )
+    rest = np.array([x for x in range(len(fm.pool)) if x not in set(chained)], dtype=int)
+    delta = np.array([int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) for x in rest], dtype=object)
+    helpful = rest[np.argsort(np.array([float(v) for v in delta]), kind="stable")]
+    helpful = [int(x) for x in helpful if int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) < 0]
+    steps = np.cumsum([0] + [int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) for x in helpful])
+    best_margin, best = None, None
+    for start in range(0, 1 << len(chained), 1 << 14):
+        codes = np.arange(start, min(start + (1 << 14), 1 << len(chained)))
+        picked = (codes[:, None] >> np.arange(len(chained))[None, :]) & 1 == 1
+        masks = np.zeros((len(codes), len(fm.pool)), dtype=bool)
+        masks[:, chained] = picked
+        t = fm.totals(masks, chains=chains)
+        m_s = t[:, lead] - t[:, trail]  # the pair's margin with each subset of the chained models
+        size = picked.sum(axis=1)
+        denom = fm.scale * (len(fm.protected) + size + len(helpful)) if fm.rule == "mean_win_rate" else fm.scale
+        lowest = min((m_s + steps[-1]) / denom)  # every helpful model added as well
+        best_margin = lowest if best_margin is None else min(best_margin, lowest)
+        need = np.searchsorted(-steps, m_s.astype(np.int64), side="right")  # fewest helpful ones: m_s + steps < 0
+        can = np.flatnonzero(need < len(steps))
+        if len(can):
+            row = can[np.argmin((size + need)[can])]  # the smallest certificate, first in enumeration order
+            if best is None or int(size[row] + need[row]) < len(best):
+                best = [chained[c] for c in np.flatnonzero(picked[row])] + helpful[: int(need[row])]
+    flippable = best is not None
+    return IIAFlip(
+        leader=fm.protected[lead],
+        trailer=fm.protected[trail],
+        flippable=flippable,
+        certificate=tuple(fm.pool[k] for k in sorted(best)) if flippable else (),
+        margin_before=fm.margin(lead, trail),
+        margin_after=fm.margin(lead, trail, best) if flippable else best_margin,
+        best_margin=best_margin,
     )
 
 

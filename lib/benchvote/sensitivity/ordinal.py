@@ -177,10 +177,11 @@ def _finish_ordinal(
     """
     chosen = sorted(int(k) for k in chosen)
     added = tuple(pool[k] for k in chosen)
-    own = [int(v) for v in np.ravel(fm.own)]
-    after_totals = [own[a] + sum(int(fm.contrib[a, k]) for k in chosen) for a in range(len(protected))]
-    before = pd.Series(exact_midranks(own), index=pd.Index(protected), name="before")
-    after = pd.Series(exact_midranks(after_totals), index=pd.Index(protected), name="after")
+    masks = np.zeros((2, len(pool)), dtype=bool)
+    masks[1, chosen] = True
+    totals = fm.totals(masks)  # exact, chained ties of the field included
+    before = pd.Series(exact_midranks([int(v) for v in totals[0]]), index=pd.Index(protected), name="before")
+    after = pd.Series(exact_midranks([int(v) for v in totals[1]]), index=pd.Index(protected), name="after")
     b, f = before.to_numpy(), after.to_numpy()
     n_flipped = int(reversed_pairs(b, f).sum())
     n_pairs = comb(len(protected), 2)
@@ -207,7 +208,7 @@ def _finish_ordinal(
 
 
 def _ordered_pairs(fm):
-    base = np.asarray(fm.base, dtype=float)
+    base = np.asarray(fm.base, dtype=float)  # the totals of the protected field: no chain term applies yet
     a_idx, b_idx = np.nonzero(base > 0)  # a strictly above b among the protected models
     return a_idx, b_idx
 
@@ -422,6 +423,14 @@ def ordinal_sensitivity_exact(
     pairs with binaries for the added models and the reversals, and
     ``"auto"`` picks enumeration for small pools.
 
+    The ranking is :func:`benchvote.protected_ranking`'s: every task is ranked
+    within the field, so under chained ties (scores closer than the tie
+    tolerance to the next, e.g. 0, 0.6e-9 and 1.2e-9) an added model can make
+    two others tie.  Enumeration counts these exactly
+    (:meth:`benchvote.axioms.FieldMargins.totals`); the mixed-integer program
+    models only the linear part, so on such a table its added set is recounted
+    exactly but its bound is the number of ordered protected pairs.
+
     Parameters
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
@@ -493,17 +502,15 @@ def ordinal_sensitivity_exact(
     if method == "enumerate":
         if q > 26:
             raise ValueError(f"enumeration over 2^{q} subsets is too large; use method='milp'")
+        if np.asarray(fm.own).dtype == object:
+            raise ValueError("win counts too large for exact enumeration in 64-bit integers; use method='milp'")
         best_count, best_mask = -1, 0
-        chunk = 1 << 16
-        inc_f = inc.astype(np.float64)
-        base_f = base.astype(np.float64)
-        if np.abs(inc_f).sum(axis=1).max() + np.abs(base_f).max() >= 2**52:
-            raise ValueError("win counts too large for exact enumeration in floating point; use method='milp'")
+        chunk = 1 << 14
         bits = 1 << np.arange(q, dtype=np.int64)
         for start in range(0, 1 << q, chunk):
             masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
-            beta = ((masks[:, None] & bits[None, :]) > 0).astype(np.float64)
-            counts = ((base_f[None, :] + beta @ inc_f.T) < 0).sum(axis=1)
+            totals = fm.totals((masks[:, None] & bits[None, :]) > 0)  # exact, chained ties included
+            counts = (totals[:, a_idx] < totals[:, b_idx]).sum(axis=1)
             k = int(np.argmax(counts))
             if counts[k] > best_count:
                 best_count, best_mask = int(counts[k]), int(masks[k])
@@ -548,6 +555,8 @@ def ordinal_sensitivity_exact(
     chosen = [] if res.x is None else list(np.flatnonzero(res.x[:q] > 0.5))
     dual = getattr(res, "mip_dual_bound", None)
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
+    if fm.chains:  # chained ties: the program's linear margins are a heuristic, its bound proves nothing
+        upper_pairs = k_count
     stopped = _stop_reason(res, time_limit, work_limit, t0)
     # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
     # the added set is recounted exactly and proven optimal when the recount meets that bound
