@@ -480,10 +480,11 @@ def _flip_with_chains(fm: FieldMargins, lead: int, trail: int, chains: tuple) ->
         )
     rest = np.array([x for x in range(len(fm.pool)) if x not in set(chained)], dtype=int)
     delta = np.array([int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) for x in rest], dtype=object)
-    helpful = rest[np.argsort(np.array([float(v) for v in delta]), kind="stable")]
-    helpful = [int(x) for x in helpful if int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) < 0]
+    by_help = rest[np.argsort(np.array([float(v) for v in delta]), kind="stable")]
+    helpful = [int(x) for x in by_help if int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) < 0]
     steps = np.cumsum([0] + [int(fm.contrib[lead, x]) - int(fm.contrib[trail, x]) for x in helpful])
-    best_margin, best = None, None
+    best_margin = float("inf")  # there is always at least the empty subset of the chained models
+    best: list[int] | None = None
     for start in range(0, 1 << len(chained), 1 << 14):
         codes = np.arange(start, min(start + (1 << 14), 1 << len(chained)))
         picked = (codes[:, None] >> np.arange(len(chained))[None, :]) & 1 == 1
@@ -493,22 +494,20 @@ def _flip_with_chains(fm: FieldMargins, lead: int, trail: int, chains: tuple) ->
         m_s = t[:, lead] - t[:, trail]  # the pair's margin with each subset of the chained models
         size = picked.sum(axis=1)
         denom = fm.scale * (len(fm.protected) + size + len(helpful)) if fm.rule == "mean_win_rate" else fm.scale
-        lowest = min((m_s + steps[-1]) / denom)  # every helpful model added as well
-        best_margin = lowest if best_margin is None else min(best_margin, lowest)
+        best_margin = min(best_margin, float(min((m_s + steps[-1]) / denom)))  # every helpful model added as well
         need = np.searchsorted(-steps, m_s.astype(np.int64), side="right")  # fewest helpful ones: m_s + steps < 0
         can = np.flatnonzero(need < len(steps))
         if len(can):
             row = can[np.argmin((size + need)[can])]  # the smallest certificate, first in enumeration order
             if best is None or int(size[row] + need[row]) < len(best):
                 best = [chained[c] for c in np.flatnonzero(picked[row])] + helpful[: int(need[row])]
-    flippable = best is not None
     return IIAFlip(
         leader=fm.protected[lead],
         trailer=fm.protected[trail],
-        flippable=flippable,
-        certificate=tuple(fm.pool[k] for k in sorted(best)) if flippable else (),
+        flippable=best is not None,
+        certificate=() if best is None else tuple(fm.pool[k] for k in sorted(best)),
         margin_before=fm.margin(lead, trail),
-        margin_after=fm.margin(lead, trail, best) if flippable else best_margin,
+        margin_after=best_margin if best is None else fm.margin(lead, trail, best),
         best_margin=best_margin,
     )
 
