@@ -46,7 +46,38 @@ BAD = {
     ),
     "one model": ("board.csv", "model,t1,t2\nA,0.1,0.2\n", [], "1 model(s); a ranking needs at least 2"),
     "one task": ("board.csv", "model,t1\nA,0.1\nB,0.3\n", [], "1 task(s); the audit needs at least 2"),
-    "unknown lower-is-better task": ("board.csv", WIDE, ["--lower-is-better", "t3,t9"], "unknown task(s): t9"),
+    "unknown lower-is-better task": (
+        "board.csv",
+        WIDE,
+        ["--lower-is-better", "t3,t9"],
+        "--lower-is-better: the table has no task named 't9' (read 't3,t9' as the list 't3', 't9')",
+    ),
+    "unknown higher-is-better task": ("board.csv", WIDE, ["--higher-is-better", "t0"], "no task named 't0'"),
+    "lower and higher at once": (
+        "board.csv",
+        WIDE,
+        ["--lower-is-better", "t1", "--higher-is-better", "t1"],
+        "task 't1' is given to both --lower-is-better and --higher-is-better",
+    ),
+    "higher-is-better cost": (
+        "board.csv",
+        WIDE,
+        ["--cost", "t3", "--higher-is-better", "t3"],
+        "'t3' is a cost column (--cost), and costs are lower-is-better",
+    ),
+    "non-integer n-boot": ("board.csv", WIDE, ["--n-boot", "abc"], "argument --n-boot: invalid int value: 'abc'"),
+    "non-number level": ("board.csv", WIDE, ["--level", "high"], "argument --level: invalid float value: 'high'"),
+    "level zero": ("board.csv", WIDE, ["--level", "0"], "level must be > 0"),
+    "negative n-boot": ("board.csv", WIDE, ["--n-boot", "-5"], "n_boot must be >= 1"),
+    "unknown rule": ("board.csv", WIDE, ["--primary", "plurality"], "argument --primary: invalid choice: 'plurality'"),
+    "unknown option": ("board.csv", WIDE, ["--colour", "red"], "unrecognized arguments: --colour red"),
+    "marker not in --na-values": (
+        "board.csv",
+        "model,t1,t2\nA,0.1,N/A\nB,0.3,0.4\nC,0.2,0.5\n",
+        ["--na-values", "NA,n.a."],
+        "'N/A' is not a number",
+    ),
+    "html is a folder": ("board.csv", WIDE, ["--html", "."], "is a folder"),
     "ragged line": ("board.csv", "model,t1,t2\nA,0.1\nB,0.3,0.4\n", [], "line 2 has 2 cells"),
     "empty file": ("board.csv", "", [], "is empty"),
     "missing model name": ("board.csv", "model,t1,t2\n,0.1,0.2\nB,0.3,0.4\nC,0.5,0.1\n", [], "no model name"),
@@ -67,7 +98,12 @@ BAD = {
     "every task constant": ("board.csv", "model,t1,t2\nA,1,2\nB,1,2\nC,1,2\n", [], "every task is constant"),
     "bad option": ("board.csv", WIDE, ["--level", "1.5"], "level must be < 1"),
     "report folder missing": ("board.csv", WIDE, ["--html", "no/such/folder/r.html"], "does not exist"),
-    "unknown cost column": ("board.csv", WIDE, ["--cost", "t3,params_M"], "--cost names unknown column(s): params_M"),
+    "unknown cost column": (
+        "board.csv",
+        WIDE,
+        ["--cost", "t3,params_M"],
+        "--cost: the table has no column named 'params_M'",
+    ),
     "costs leave one task": ("board.csv", WIDE, ["--cost", "t2", "--cost", "t3"], "two tasks besides the cost"),
     "unknown normalisation": (
         "board.csv",
@@ -83,7 +119,8 @@ def test_bad_input_exits_2_with_one_clear_line_and_no_report(case, tmp_path, cap
     name, text, extra, message = BAD[case]
     path = write(tmp_path, name, text)
     outputs = ["--json", str(tmp_path / "r.json")] + ([] if "--html" in extra else ["--html", str(tmp_path / "r.html")])
-    status = main(["audit", str(path), *extra, *outputs, *FAST])
+    fast = [] if "--n-boot" in extra else FAST
+    status = main(["audit", str(path), *extra, *outputs, *fast])
     err = capsys.readouterr().err
     assert status == 2
     lines = err.strip().splitlines()
@@ -106,6 +143,157 @@ def test_unreadable_files(tmp_path, capsys):
 def test_unknown_primary_rule_is_an_argparse_error(tmp_path, capsys):
     assert main(["audit", str(write(tmp_path, "b.csv", WIDE)), "--primary", "plurality"]) == 2
     assert "invalid choice: 'plurality'" in capsys.readouterr().err
+
+
+def test_a_bad_option_value_prints_one_line_not_the_usage(tmp_path):
+    """Issue 37: `--n-boot abc` printed argparse's usage (nine lines); the command prints one line and exits 2."""
+    path = write(tmp_path, "b.csv", WIDE)
+    for extra in (["--n-boot", "abc"], ["--top-k", "2.5"], ["--seed", "x"], ["--normalize"], []):
+        argv = [sys.executable, "-m", "benchvote", "audit", *([str(path)] if extra else []), *extra]
+        done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("benchvote audit: error: "), done.stderr
+    assert subprocess.run([sys.executable, "-m", "benchvote", "audit", "--help"], capture_output=True).returncode == 0
+
+
+# --------------------------------------------------------------------------- report files: all or nothing
+
+
+def test_html_and_json_given_one_path_exit_2_and_write_nothing(tmp_path, capsys):
+    """Issue 37: the same path for both reports left only the JSON; now it is refused before anything runs."""
+    path = write(tmp_path, "b.csv", WIDE)
+    for same in ("r.out", "./r.out"):
+        status = main(["audit", str(path), "--html", str(tmp_path / "r.out"), "--json", str(tmp_path / same), *FAST])
+        err = capsys.readouterr().err
+        assert status == 2 and "--html and --json name the same file" in err and len(err.splitlines()) == 1
+        assert not (tmp_path / "r.out").exists()
+
+
+def test_a_report_over_the_score_table_is_refused(tmp_path, capsys):
+    path = write(tmp_path, "b.csv", WIDE)
+    assert main(["audit", str(path), "--json", str(path), *FAST]) == 2
+    assert "is the score table itself" in capsys.readouterr().err
+    assert path.read_text() == WIDE
+
+
+def test_when_the_json_cannot_be_written_the_html_is_not_written_either(tmp_path, capsys):
+    """Issue 37: exit 2 promises nothing written, but the HTML was written before the JSON failed."""
+    path = write(tmp_path, "b.csv", WIDE)
+    (tmp_path / "taken").mkdir()
+    status = main(["audit", str(path), "--html", str(tmp_path / "r.html"), "--json", str(tmp_path / "taken"), *FAST])
+    assert status == 2 and "is a folder" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_write_that_fails_midway_leaves_no_report_and_no_temporary_file(tmp_path, capsys, monkeypatch):
+    import benchvote.cli as cli
+
+    path = write(tmp_path, "b.csv", WIDE)
+    (tmp_path / "r.html").write_text("the old report")
+    real = cli._temporary
+
+    def full_disk(target, text):
+        if target.suffix == ".json":
+            raise OSError(28, "No space left on device")
+        return real(target, text)
+
+    monkeypatch.setattr(cli, "_temporary", full_disk)
+    status = main(["audit", str(path), "--html", str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json"), *FAST])
+    assert status == 2 and "No space left on device" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "r.html"]
+    assert (tmp_path / "r.html").read_text() == "the old report"
+    monkeypatch.setattr(cli, "_temporary", real)
+    assert (
+        main(["audit", str(path), "--html", str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json"), *FAST]) == 0
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "r.html", "r.json"]
+    assert json.loads((tmp_path / "r.json").read_text())["sections"]["table"]["n_models"] == 4
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+# --------------------------------------------------------------------------- missing markers, long names, commas
+
+
+@pytest.mark.parametrize("marker", ["NA", "N/A", "n/a", "null", "NULL", "None", "-", "NaN", ""])
+def test_common_missing_markers_are_missing_scores(marker, tmp_path):
+    """Issue 37: `N/A`, `null`, `None` and `-` were refused while `NA` was read as missing."""
+    wide, _ = read_scores(write(tmp_path, "w.csv", f"model,t1,t2\nA,0.9,{marker}\nB,0.5,0.7\n"))
+    long, _ = read_scores(write(tmp_path, "l.csv", f"model,task,score\nA,t1,0.9\nA,t2,{marker}\nB,t1,1\nB,t2,2\n"))
+    for scores in (wide, long):
+        assert np.isnan(scores.loc["A", "t2"]) and int(scores.isna().sum().sum()) == 1
+
+
+def test_na_values_replaces_the_markers(tmp_path, capsys):
+    path = write(tmp_path, "w.csv", "model,t1,t2\nA,0.9,n.a.\nB,0.5,?\nC,0.3,0.2\nD,0.1,0.4\nE,0.2,0.7\n")
+    scores, _ = read_scores(path, na_values=["n.a.", "?"])
+    assert scores["t2"].isna().tolist() == [True, True, False, False, False]
+    with pytest.raises(InputError, match="'n.a.' is not a number"):
+        read_scores(path)
+    with pytest.raises(InputError, match="'-' is not a number"):
+        read_scores(write(tmp_path, "d.csv", "model,t1,t2\nA,0.9,-\nB,0.5,1\n"), na_values=[])
+    assert main(["audit", str(path), "--na-values", "n.a.,?", "--json", str(tmp_path / "r.json"), *FAST]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["sections"]["table"]["missing_cells"] == 2
+
+
+def test_a_model_name_over_131072_characters_is_read(tmp_path):
+    """Issue 37: the csv module's field limit (131,072 characters) crashed the reader (exit 1)."""
+    long_name = "m" * 200_000
+    text = f"model,t1,t2\n{long_name},0.9,0.1\nB,0.5,0.7\nC,0.1,0.3\nD,0.4,0.6\n"
+    scores, _ = read_scores(write(tmp_path, "w.csv", text))
+    assert list(scores.index) == [long_name, "B", "C", "D"]
+    long, _ = read_scores(
+        write(tmp_path, "l.csv", f"model,task,score\n{long_name},t1,1\n{long_name},t2,2\nB,t1,2\nB,t2,1\n")
+    )
+    assert long_name in long.index
+    assert main(["audit", str(tmp_path / "w.csv"), "--json", str(tmp_path / "r.json"), *FAST]) == 0
+    assert long_name in json.loads((tmp_path / "r.json").read_text())["sections"]["standings"]["ranking"]
+    import csv
+
+    assert csv.field_size_limit() == 131_072  # the reader leaves the module's limit as it found it
+
+
+COMMAS = 'model,"latency, ms","cost, $",acc,f1\nA,10,1,0.9,0.8\nB,20,2,0.7,0.9\nC,15,3,0.8,0.6\nD,30,4,0.6,0.7\n'
+
+
+def _directions(tmp_path, *options):
+    path = tmp_path / "commas.csv"
+    path.write_text(COMMAS)
+    out = tmp_path / "r.json"
+    assert main(["audit", str(path), *options, "--json", str(out), *FAST]) == 0
+    report = json.loads(out.read_text())
+    return report["sections"]["table"]["higher_is_better"], report["settings"]["costs"]
+
+
+def test_names_with_commas_reach_lower_is_better_and_cost(tmp_path):
+    """Issue 37: a task named with a comma could not be passed, and the error read as a contradiction."""
+    hib, costs = _directions(tmp_path, "--lower-is-better", "latency, ms", "--cost", "cost, $")
+    assert hib["latency, ms"] is False and hib["acc"] is True and costs == ["cost, $"]
+    quoted = _directions(tmp_path, "--lower-is-better", '"latency, ms",f1', "--cost", '"cost, $"')
+    assert quoted[0]["latency, ms"] is False and quoted[0]["f1"] is False and quoted[1] == ["cost, $"]
+
+
+def test_lower_is_better_and_cost_are_repeatable_and_the_comma_list_still_works(tmp_path):
+    repeated = _directions(tmp_path, "--lower-is-better", "acc", "--lower-is-better", "f1")
+    listed = _directions(tmp_path, "--lower-is-better", "acc,f1")
+    assert repeated == listed
+    assert listed[0]["acc"] is False and listed[0]["f1"] is False and listed[0]["latency, ms"] is True
+
+
+def test_an_unknown_name_is_named_with_how_the_value_was_read(tmp_path, capsys):
+    path = tmp_path / "commas.csv"
+    path.write_text(COMMAS)
+    assert main(["audit", str(path), "--lower-is-better", "latency,ms", *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "no task named 'latency'" in err and "read 'latency,ms' as the list 'latency', 'ms'" in err
+    assert "'latency, ms'" in err  # the columns it could have meant
+
+
+def test_lower_is_better_all_with_higher_is_better_exceptions(tmp_path):
+    every = _directions(tmp_path, "--lower-is-better", "all")[0]
+    assert not any(every.values())
+    some = _directions(tmp_path, "--lower-is-better", "all", "--higher-is-better", "acc", "--higher-is-better", "f1")
+    assert some == _directions(tmp_path, "--lower-is-better", "latency, ms", "--lower-is-better", "cost, $")
+    assert some[0] == {"latency, ms": False, "cost, $": False, "acc": True, "f1": True}
 
 
 # --------------------------------------------------------------------------- the two layouts
@@ -448,7 +636,7 @@ def test_groups_file_reaches_the_audit(tmp_path):
     [
         (None, "--groups: no such file"),
         ("task,kind\nt1,a\n", "needs the columns task and group"),
-        ("task,group\nt9,a\n", "--groups names unknown task(s): t9"),
+        ("task,group\nt9,a\n", "--groups: the table has no task named 't9'"),
         ("task,group\nt1,a\nt1,b\n", "task 't1' is listed more than once"),
     ],
 )

@@ -3,19 +3,28 @@
 ``SCORES`` is a CSV or TSV file, in one of two layouts:
 
 * **wide**: the first column holds the model names, every other column is a
-  task; an empty cell is a missing score;
+  task; an empty cell, or one of the markers of :data:`NA_VALUES` (``NA``,
+  ``N/A``, ``null``, ``None``, ``-``, ...; ``--na-values`` changes the list),
+  is a missing score;
 * **long**: columns ``model``, ``task``, ``score`` (any order, any other
   columns refused), and optionally ``instance`` for instance-level scores,
   whose task means make the table and whose redraws add an instance
   bootstrap.
 
 ``--normalize {none,zscore,minmax,rank}`` transforms each task before the
-cardinal parts of the audit; ``--cost NAME[,NAME...]`` declares cost columns,
-left out of the aggregation and shown on a quality-cost front (see
-:func:`benchvote.audit.audit`).
+cardinal parts of the audit; ``--cost NAME`` declares cost columns, left out
+of the aggregation and shown on a quality-cost front (see
+:func:`benchvote.audit.audit`).  ``--cost``, ``--lower-is-better`` and
+``--higher-is-better`` can be repeated; each value is one column name when a
+column has exactly that name (commas included), otherwise a comma-separated
+list of names (CSV quoting allowed: ``'"a,b",c'``).  ``--lower-is-better
+all`` makes every task lower-is-better but those given to
+``--higher-is-better``.
 
-Bad input (the table or the options) prints one line on stderr and exits
-with status 2, before any report is written.  A failure inside benchvote is
+Bad input (the table or the options, any bad option value included) prints
+one line on stderr and exits with status 2, before any report is written:
+the output paths are checked before the table is read, and the reports are
+written to temporary files renamed into place once all are written.  A failure inside benchvote is
 a bug: it exits with status 1 and asks for a bug report (the traceback is
 printed when the environment variable ``BENCHVOTE_DEBUG`` is set to ``1``).
 Progress goes to stderr when it is a terminal; with ``--json -`` the JSON is
@@ -31,6 +40,7 @@ import csv
 import io
 import os
 import sys
+import tempfile
 import traceback
 from collections import Counter
 from collections.abc import Iterator
@@ -40,10 +50,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["main", "read_scores", "InputError"]
+__all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
 #: Where a failure inside benchvote should be reported.
 BUG_REPORTS = "https://github.com/benchvote/benchvote/issues"
+
+#: Cell texts read as a missing score (compared without case); an empty cell is always missing.
+NA_VALUES = ("NA", "N/A", "NaN", "null", "None", "-")
+
+#: Longest cell the reader accepts (the csv module's default, 131,072 characters, refused long model names).
+MAX_CELL = 2**31 - 1
 
 
 class InputError(ValueError):
@@ -60,6 +76,16 @@ def _number(text: str, where: str) -> float:
     return value
 
 
+@contextlib.contextmanager
+def _long_cells() -> Iterator[None]:
+    """Let the csv reader take cells of any length (names over 131,072 characters) while the block runs."""
+    saved = csv.field_size_limit(MAX_CELL)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(saved)
+
+
 def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -74,8 +100,13 @@ def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
         delimiter = ","
     else:
         delimiter = "\t" if lines[0].count("\t") > lines[0].count(",") else ","
-    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    rows = [[cell.strip() for cell in row] for row in reader]
+    try:
+        with _long_cells():
+            rows = [
+                [cell.strip() for cell in row] for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
+            ]
+    except csv.Error as err:
+        raise InputError(f"cannot read {path} as CSV or TSV: {err}") from None
     header, body = rows[0], rows[1:]
     for k, row in enumerate(body, start=2):
         if len(row) != len(header):
@@ -83,7 +114,7 @@ def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-def read_scores(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def read_scores(path: str | Path, na_values: Any = NA_VALUES) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Read a wide or long score file.
 
     Parameters
@@ -91,11 +122,14 @@ def read_scores(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     path : str or Path
         A ``.csv`` or ``.tsv`` file (another suffix: the delimiter is guessed
         from the header line).
+    na_values : sequence of str
+        Cell texts read as a missing score, compared without case (default
+        :data:`NA_VALUES`); an empty cell is always missing.
 
     Returns
     -------
     scores : DataFrame
-        Models x tasks; ``nan`` where a cell is empty.
+        Models x tasks; ``nan`` where a cell is empty or a missing marker.
     instances : DataFrame or None
         The long instance scores when the file has an ``instance`` column.
 
@@ -119,11 +153,12 @@ def read_scores(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     path = Path(path)
     header, body = _rows(path)
     lowered = [h.lower() for h in header]
+    missing = {"", *(str(v).strip().lower() for v in na_values)}
     instances = None
     if {"task", "score"} <= set(lowered):
-        scores, instances = _long(path, header, lowered, body)
+        scores, instances = _long(path, header, lowered, body, missing)
     else:
-        scores = _wide(path, header, body)
+        scores = _wide(path, header, body, missing)
     if scores.shape[0] < 2:
         raise InputError(f"{path} has {scores.shape[0]} model(s); a ranking needs at least 2")
     if scores.shape[1] < 2:
@@ -135,7 +170,7 @@ def _repeated(names: list[str]) -> list[str]:
     return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
-def _wide(path: Path, header: list[str], body: list[list[str]]) -> pd.DataFrame:
+def _wide(path: Path, header: list[str], body: list[list[str]], missing: set[str]) -> pd.DataFrame:
     if len(header) < 2:
         raise InputError(f"{path} has one column; a wide table needs the model names and at least one task")
     models = [row[0] for row in body]
@@ -156,7 +191,7 @@ def _wide(path: Path, header: list[str], body: list[list[str]]) -> pd.DataFrame:
     values = np.full((len(models), len(tasks)), np.nan)
     for i, row in enumerate(body):
         for j, cell in enumerate(row[1:]):
-            if cell != "" and cell.upper() not in ("NA", "NAN"):
+            if cell.lower() not in missing:
                 values[i, j] = _number(cell, f"{path}, model {models[i]!r}, task {tasks[j]!r}")
     frame = pd.DataFrame(values, index=pd.Index(models, name="model"), columns=pd.Index(tasks, name="task"))
     return frame
@@ -171,7 +206,7 @@ def _is_number(text: str) -> bool:
 
 
 def _long(
-    path: Path, header: list[str], lowered: list[str], body: list[list[str]]
+    path: Path, header: list[str], lowered: list[str], body: list[list[str]], missing: set[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     if "model" not in lowered:
         raise InputError(f"{path}: a long table needs a 'model' column next to 'task' and 'score'")
@@ -189,7 +224,7 @@ def _long(
         if not model or not task:
             raise InputError(f"{path}: line {k} has no {'model' if not model else 'task'} name")
         cell = row[col["score"]]
-        score = np.nan if cell == "" or cell.upper() in ("NA", "NAN") else _number(cell, f"{path}, line {k}")
+        score = np.nan if cell.lower() in missing else _number(cell, f"{path}, line {k}")
         records.append((model, task, row[col["instance"]] if "instance" in col else None, score))
     long = pd.DataFrame(records, columns=["model", "task", "instance", "score"])
     if "instance" in col:
@@ -214,10 +249,21 @@ def _long(
     return scores.astype(float), None
 
 
+class UsageError(InputError):
+    """A bad option or option value, as argparse words it."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad option or value raises :class:`UsageError` (one line, exit 2), not the usage text."""
+
+    def error(self, message: str) -> Any:
+        raise UsageError(" ".join(message.split()))
+
+
 def _parser() -> argparse.ArgumentParser:
     from .audit import AUDIT_RULES, NORMALIZATIONS
 
-    parser = argparse.ArgumentParser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
+    parser = _Parser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True)
     a = sub.add_parser(
         "audit",
@@ -225,7 +271,28 @@ def _parser() -> argparse.ArgumentParser:
         description="Audit one leaderboard (a wide or long CSV/TSV of scores) and write an HTML and/or JSON report.",
     )
     a.add_argument("scores", help="CSV or TSV: wide (model column, one column per task) or long (model, task, score)")
-    a.add_argument("--lower-is-better", default="", metavar="T1,T2", help="comma-separated tasks where lower is better")
+    a.add_argument(
+        "--lower-is-better",
+        action="append",
+        default=[],
+        metavar="TASK",
+        help="a task where lower is better (repeatable; a value that is no column's name is read as a comma-separated "
+        "list, CSV quoting allowed); 'all': every task but those of --higher-is-better",
+    )
+    a.add_argument(
+        "--higher-is-better",
+        action="append",
+        default=[],
+        metavar="TASK",
+        help="a task where higher is better (the default; with --lower-is-better all, the exceptions; repeatable)",
+    )
+    a.add_argument(
+        "--na-values",
+        default=",".join(NA_VALUES),
+        metavar="M1,M2",
+        help=f"comma-separated cell texts read as missing, compared without case; an empty cell is always missing "
+        f"(default {','.join(NA_VALUES)})",
+    )
     a.add_argument("--html", metavar="REPORT.html", help="write the self-contained HTML report here")
     a.add_argument("--json", metavar="REPORT.json", help="write every number as JSON here ('-' for stdout)")
     a.add_argument("--primary", default="mean_win_rate", choices=list(AUDIT_RULES), help="the rule that leads")
@@ -240,8 +307,9 @@ def _parser() -> argparse.ArgumentParser:
         "--cost",
         action="append",
         default=[],
-        metavar="NAME[,NAME...]",
-        help="cost columns (lower is better): left out of the aggregation, shown on a quality-cost Pareto front",
+        metavar="NAME",
+        help="a cost column (lower is better): left out of the aggregation, shown on a quality-cost Pareto front "
+        "(repeatable; a value that is no column's name is read as a comma-separated list)",
     )
     a.add_argument(
         "--time-limit",
@@ -314,16 +382,40 @@ def _stdout_to_stderr(active: bool) -> Iterator[None]:
         os.close(saved)
 
 
-def _names_in(option: str, text: str, scores: pd.DataFrame, kind: str = "task") -> list[str]:
-    """The comma-separated column names of an option, each of which must be a column of the table."""
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [t for t in names if t not in scores.columns]
-    if unknown:
-        raise InputError(
-            f"{option} names unknown {kind}(s): {', '.join(unknown)} "
-            f"(columns: {', '.join(map(str, scores.columns[:12]))}{', ...' if scores.shape[1] > 12 else ''})"
-        )
-    return names
+def _columns_hint(scores: pd.DataFrame) -> str:
+    shown = ", ".join(repr(str(c)) for c in scores.columns[:12])
+    return f"the table's columns: {shown}{', ...' if scores.shape[1] > 12 else ''}"
+
+
+def _split(value: str) -> list[str]:
+    """A comma-separated list of names; CSV quoting keeps a comma inside one name (``'"a,b",c'``)."""
+    with _long_cells():
+        cells = next(csv.reader([value], skipinitialspace=True), [])
+    return [c.strip() for c in cells if c.strip()]
+
+
+def _names_in(
+    option: str, values: str | list[str], scores: pd.DataFrame, kind: str = "task", split: bool = True
+) -> list[str]:
+    """The column names an option gives, in order, once each; each must be a column of the table.
+
+    Each value is one name when a column has exactly that name (commas and
+    all); otherwise, with ``split``, it is read as a comma-separated list.
+    The error names the first unknown name.
+    """
+    names: list[str] = []
+    columns = {str(c) for c in scores.columns}
+    for value in [values] if isinstance(values, str) else values:
+        if value.strip() in columns:
+            names.append(value.strip())
+            continue
+        parts = _split(value) if split else [value.strip()]
+        unknown = [p for p in parts if p not in columns]
+        if unknown:
+            read = f" (read {value!r} as the list {', '.join(map(repr, parts))})" if len(parts) > 1 else ""
+            raise InputError(f"{option}: the table has no {kind} named {unknown[0]!r}{read}; {_columns_hint(scores)}")
+        names += parts
+    return list(dict.fromkeys(names))
 
 
 def _check_normalize(args: Any) -> None:
@@ -335,12 +427,40 @@ def _check_normalize(args: Any) -> None:
 
 def _check_options(args: Any, scores: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The options that depend on the table; returns the lower-is-better tasks and the cost columns."""
-    lower = _names_in("--lower-is-better", args.lower_is_better, scores)
-    costs = list(dict.fromkeys(_names_in("--cost", ",".join(args.cost), scores, kind="column")))
-    for name, value in (("--html", args.html), ("--json", args.json)):
-        if value and value != "-" and not Path(value).parent.resolve().is_dir():
-            raise InputError(f"{name}: the folder of {value} does not exist")
+    costs = _names_in("--cost", args.cost, scores, kind="column")
+    higher = _names_in("--higher-is-better", args.higher_is_better, scores)
+    every = [v for v in args.lower_is_better if v.strip() == "all" and "all" not in scores.columns]
+    named = _names_in("--lower-is-better", [v for v in args.lower_is_better if v not in every], scores)
+    for name in higher:
+        if name in costs:
+            raise InputError(f"--higher-is-better: {name!r} is a cost column (--cost), and costs are lower-is-better")
+        if name in named:
+            raise InputError(f"task {name!r} is given to both --lower-is-better and --higher-is-better")
+    lower = [str(t) for t in scores.columns if t not in higher] if every else named
     return lower, costs
+
+
+def _output_paths(args: Any) -> dict[str, Path]:
+    """The report files, checked before anything is read or written: a writable folder, no folder, no shared path."""
+    paths: dict[str, Path] = {}
+    scores = Path(args.scores).resolve()
+    for option, value in (("--html", args.html), ("--json", args.json)):
+        if value is None or (option == "--json" and value == "-"):
+            continue
+        path = Path(value).resolve()
+        if path.is_dir():
+            raise InputError(f"{option}: {value} is a folder; give a file name")
+        if not path.parent.is_dir():
+            raise InputError(f"{option}: the folder of {value} does not exist")
+        if not os.access(path.parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise InputError(f"{option}: {value} cannot be written (permission denied)")
+        if path == scores:
+            raise InputError(f"{option}: {value} is the score table itself; give the report another name")
+        for other, taken in paths.items():
+            if path == taken:
+                raise InputError(f"{other} and {option} name the same file ({value}); give each report its own name")
+        paths[option] = path
+    return paths
 
 
 def _quiet(args: Any) -> bool:
@@ -351,7 +471,9 @@ def _quiet(args: Any) -> bool:
 def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     """Read, audit and render; raises InputError or AuditInputError for bad input, anything else is a bug."""
     _check_normalize(args)
-    scores, instances = read_scores(args.scores)
+    _check_values(args)
+    _output_paths(args)
+    scores, instances = read_scores(args.scores, _split(args.na_values))
     lower, costs = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
     report = _run(args, scores, hib, instances, costs, _quiet(args))
@@ -360,11 +482,69 @@ def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     return report, html, text
 
 
+def _check_values(args: Any) -> None:
+    """The option values that need no table, checked as the audit checks them, before the table is read."""
+    from .audit._prepare import check_options
+    from .ranking import DEFAULT_TIE_TOLERANCE
+
+    o = args
+    check_options(
+        o.primary,
+        o.normalize,
+        o.n_boot,
+        o.level,
+        o.eps,
+        o.top_k,
+        o.top_models,
+        o.time_limit,
+        DEFAULT_TIE_TOLERANCE,
+        o.seed,
+    )
+
+
+def _temporary(path: Path, text: str) -> str:
+    """``text`` in a new temporary file next to ``path`` (same folder, so a rename moves it into place)."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(name, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise
+    return name
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _write(args: Any, html: str | None, text: str | None) -> None:
-    if html is not None:
-        Path(args.html).write_text(html, encoding="utf-8")
-    if text is not None and args.json != "-":
-        Path(args.json).write_text(text, encoding="utf-8")
+    """Every report file or none: each is written to a temporary file, and all are renamed once all are written.
+
+    A path that is not a regular file (``/dev/null``, a pipe) is written in
+    place, after every temporary file is complete and before the renames.
+    """
+    paths = _output_paths(args)
+    files = [(paths[o], t) for o, t in (("--html", html), ("--json", text)) if t is not None and o in paths]
+    special = [(path, t) for path, t in files if path.exists() and not path.is_file()]
+    written: list[tuple[str, Path]] = []
+    try:
+        for path, content in files:
+            if (path, content) not in special:
+                written.append((_temporary(path, content), path))
+        for path, content in special:
+            with path.open("w", encoding="utf-8") as out:
+                out.write(content)
+        for name, path in written:
+            os.replace(name, path)
+    finally:
+        for name, _ in written:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
     if text is not None and args.json == "-":
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
@@ -385,7 +565,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exit_:  # argparse has printed its message
+    except UsageError as err:  # a bad option or value: one line, not argparse's usage
+        return _fail(str(err))
+    except SystemExit as exit_:  # --help has printed its text
         return int(exit_.code or 0)
     from .audit import AuditInputError
 
@@ -422,14 +604,15 @@ def _groups(path: str | None, scores: pd.DataFrame) -> dict[str, str] | None:
     if not file.is_file():
         raise InputError(f"--groups: no such file: {path}")
     try:
-        frame = pd.read_csv(file, sep=None, engine="python", dtype=str)
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        with _long_cells():
+            frame = pd.read_csv(file, sep=None, engine="python", dtype=str)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError, csv.Error) as err:
         raise InputError(f"--groups: cannot read {path} as CSV or TSV ({err})") from None
     frame.columns = [str(c).strip().lower() for c in frame.columns]
     if not {"task", "group"} <= set(frame.columns):
         raise InputError(f"--groups: {path} needs the columns task and group; it has {', '.join(frame.columns)}")
     frame = frame.dropna(subset=["task", "group"])
-    _names_in("--groups", ",".join(frame["task"]), scores)
+    _names_in("--groups", list(frame["task"]), scores, split=False)
     repeated = frame["task"][frame["task"].duplicated()]
     if len(repeated):
         raise InputError(f"--groups: task {repeated.iloc[0]!r} is listed more than once")
