@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from chromium import offline_page
 from explorable_checks import CHECKS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import benchvote as bv
 from benchvote.audit import audit
@@ -254,7 +256,8 @@ def test_the_units_notice_says_which_table_the_cardinal_parts_read_and_what_to_t
     hib = [True, True, False, False]
     plain = html.unescape(re.sub(r"<[^>]+>", "", audit(s, hib, **FAST).to_html()))
     assert "read the scores as read" in plain
-    assert "Suggestion: normalize='zscore' (--normalize zscore)" in plain and "(--cost NAME)" in plain
+    assert "Suggestion: --normalize zscore puts" in plain and "declared with --cost NAME" in plain
+    assert "costs=[" not in plain and "normalize='zscore'" not in plain  # a command-line report, in its own words
     report = audit(s, hib, normalize="zscore", **FAST)
     u = report.sections["units"]
     assert u["normalized_spread_ratio"] == pytest.approx(1.0) and u["eps"] == 0.01  # the spreads are all 1 now
@@ -292,3 +295,173 @@ def test_models_listed_apart_are_shown_with_a_dash_for_the_missing_cost():
     report = audit(s, [True, True, False, False], costs=["params_M"], **FAST)
     assert [e["model"] for e in report.sections["pareto"]["missing_cost"]] == ["model 2"]
     assert "Listed apart, with a missing cost: <bdi>model 2</bdi> (costs \u2013)." in report.to_html()
+
+
+# --------------------------------------------------------------------------- readable anywhere (issue 37)
+
+#: Text slips a reader must never see in the report: a cut list ending in "....", a count of one in the plural,
+#: "(s)" plurals, Python syntax in a command-line report, the mean max rank change described as places.
+SLIPS = {
+    "four dots": r"\.\.\.\.",
+    "one in the plural": r"(?<![\d.\-])1 (pairs|models|tasks|places|cycles|rules|groups)\b",
+    "(s) plural": r"\w\(s\)",
+    "python syntax": r"costs=\[|normalize='",
+    "max rank change as places": r"largest number of places",
+}
+
+
+def _plain(page: str) -> str:
+    page = re.sub(r"<script.*?</script>|<style.*?</style>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def _long_names_board(m: int = 40, n: int = 5, seed: int = 3) -> pd.DataFrame:
+    """Many possible winners and a long front: the lists the verdict cuts, on a table with no missing cell."""
+    rng = np.random.default_rng(seed)
+    s = pd.DataFrame(
+        np.round(rng.uniform(0, 1, (m, n)), 3),
+        index=[f"org-{k % 3}/a-rather-long-model-name-{k:02d}" for k in range(m)],
+        columns=[f"task {k}" for k in range(n)],
+    )
+    s["params"] = np.round(np.geomspace(1, 1000, m), 1)
+    return s
+
+
+@pytest.fixture(scope="module")
+def long_names_report():
+    return audit(_long_names_board(), costs=["params"], **FAST)
+
+
+def test_the_report_has_no_text_slips(long_names_report):
+    """Issue 37: "....", "pair(s)", "1 pairs", ``costs=[...]`` and a wrong description of the max rank change."""
+    report = long_names_report
+    plain = _plain(report.to_html())
+    verdict = " ".join(s["text"] for s in report.verdict)
+    for name, pattern in SLIPS.items():
+        for text in (plain, verdict):
+            found = [text[max(0, m.start() - 60) : m.end() + 20] for m in re.finditer(pattern, text)]
+            assert not found, (name, found[:3])
+    assert "and 9 more" in verdict  # the cut list says how many it leaves out
+    assert "as a share of the most places a model can move" in plain
+
+
+def test_a_table_with_no_missing_cell_is_not_called_its_complete_part(long_names_report):
+    """Issue 37: "On the complete part" although no cell is missing: the sections say the whole table."""
+    plain = _plain(long_names_report.to_html())
+    verdict = " ".join(s["text"] for s in long_names_report.verdict)
+    assert "On the complete part" not in plain and "On the complete part" not in verdict
+    assert plain.count("On the whole table: ") == 3 and verdict.startswith("On the whole table, ")
+    s = _long_names_board()
+    s.iloc[0, 0] = np.nan
+    holes = audit(s, costs=["params"], **FAST)
+    assert _plain(holes.to_html()).count("On the complete part: ") == 3
+
+
+def test_rank_intervals_on_few_tasks_carry_a_warning(long_names_report):
+    """Issue 37: with 3-6 tasks the task bootstrap has few distinct redraws, and nothing said so."""
+    from math import comb
+
+    s = long_names_report.sections["intervals"]
+    assert s["n_tasks"] == 5 and s["distinct_redraws"] == comb(9, 5) == 126
+    page = long_names_report.to_html()
+    section = page[
+        page.index('<section id="intervals"') : page.index("</section>", page.index('<section id="intervals"'))
+    ]
+    assert 'class="warning"' in section and "Few tasks." in section
+    sentence = next(v["text"] for v in long_names_report.verdict if v["section"] == "intervals")
+    assert "rest on only 5 tasks, 126 possible redraws" in sentence
+    many = audit(_board(seed=1, m=9, n=8), **FAST)
+    page = many.to_html()
+    assert "Few tasks." not in page
+    assert "rest on only" not in " ".join(v["text"] for v in many.verdict)
+
+
+def test_chapters_are_named_without_a_link_unless_the_book_url_is_given(long_names_report):
+    """Issue 37: every section linked a repository address that does not exist."""
+    from benchvote.audit._registry import CHAPTERS
+
+    page = long_names_report.to_html()
+    assert "github.com/benchvote" not in page and '<a href="https://' not in page
+    assert "The book's chapter: <cite>Diversity against stability</cite>" in page
+    assert all(long_names_report.sections[n]["chapter"] in CHAPTERS for n in long_names_report.sections)
+    linked = long_names_report.to_html(book_url="https://example.org/benchvote/")
+    assert '<a href="https://example.org/benchvote/notebooks/tradeoff.html">' in linked
+    assert "The book's chapter: Diversity against stability</a>" in linked
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    names=st.lists(
+        st.text(alphabet="ab/_-.0123456789xyz\u00e9\u4e2d", min_size=1, max_size=45),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    ),
+    width=st.integers(5, 40),
+)
+def test_the_report_charts_shorten_names_by_the_books_rule(names, width):
+    """Issue 37: the charts' ``short_names`` and the book's ``plotting.short_labels`` were two rules."""
+    from benchvote.audit import _charts
+    from benchvote.plotting import short_labels
+
+    assert _charts.short_names(names, width) == dict(zip(names, short_labels(names, width)))
+
+
+def test_the_issues_example_is_shortened_alike_in_the_book_and_the_report():
+    from benchvote.audit import _charts
+    from benchvote.plotting import short_labels
+
+    name = "cloudyu/Mixtral_34Bx2_MoE_60B"
+    assert short_labels([name], 20) == ["cloudyu/M\u2026x2_MoE_60B"]
+    assert _charts.short_names([name], 20) == {name: "cloudyu/M\u2026x2_MoE_60B"}
+    bars = _charts.hbars([1.0, 2.0], [name * 2, "b"], "t", "d", "x")
+    assert bars.labels[0].text == short_labels([name * 2, "b"], 26)[0]
+
+
+def test_shortened_chart_labels_are_focusable_and_listed_in_full(long_names_report):
+    """Full names on tap as well as hover: a focusable label with its full name, and a list that needs no script."""
+    page = long_names_report.to_html()
+    section = page[
+        page.index('<section id="intervals"') : page.index("</section>", page.index('<section id="intervals"'))
+    ]
+    labels = re.findall(
+        r'<text [^>]*class="short" tabindex="0" data-full="([^"]+)"><title>([^<]+)</title>([^<]+)</text>', section
+    )
+    assert labels and all(full == title and short != full for full, title, short in labels)
+    assert '<details class="fullnames"><summary>Full names of the' in section
+    for full, _, short in labels:
+        assert f"<dt>{short}</dt><dd><bdi>{full}</bdi></dd>" in section
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_page_has_no_horizontal_scroll_and_its_tables_scroll_in_their_box(width, long_names_report, tmp_path):
+    """Issue 37: long names in bold prose made the page wider than a phone; tables had no cue that they scroll."""
+    from chromium import CHROMIUM, FLAGS
+    from playwright.sync_api import sync_playwright
+
+    s = _long_names_board()
+    s.index = [f"{name}-{'x' * 60}" for name in s.index]  # 100-character names without a space
+    report = audit(s, costs=["params"], **FAST)
+    path = tmp_path / "r.html"
+    path.write_text(report.to_html("A report with " + "very-long-unbroken-title-" * 4), encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+        page.goto(path.as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('.table-box')].map(b => ({
+                 wide: b.scrollWidth > b.clientWidth + 1, overflow: getComputedStyle(b).overflowX,
+                 tab: b.tabIndex, hint: !b.previousElementSibling.hidden && b.previousElementSibling.className,
+                 within: b.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5}))"""
+        )
+        assert boxes and all(b["overflow"] == "auto" and b["tab"] == 0 and b["within"] for b in boxes)
+        wide = [b for b in boxes if b["wide"]]
+        if width == 390:
+            assert wide and all(b["hint"] == "scroll-hint" for b in wide)  # the cue is shown where a box scrolls
+        label = page.locator("section#intervals svg text.short").first
+        label.focus()
+        tip = page.locator(".name-tip")
+        assert tip.is_visible() and tip.text_content() == label.get_attribute("data-full")
+        browser.close()

@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
@@ -336,6 +337,13 @@ def _parser() -> argparse.ArgumentParser:
         help="CSV/TSV with columns task,group: each group of tasks is also audited as a sub-benchmark",
     )
     a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
+    a.add_argument(
+        "--book-url",
+        default=None,
+        metavar="URL",
+        help="root of the built book: each section of the HTML report links its chapter there "
+        "(default: the chapter is named, not linked)",
+    )
     a.add_argument("--quiet", action="store_true", help="no progress and no summary")
     a.add_argument(
         "--timings",
@@ -477,7 +485,8 @@ def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     lower, costs = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
     report = _run(args, scores, hib, instances, costs, _quiet(args))
-    html = report.to_html(args.title or f"Audit of {Path(args.scores).name}") if args.html else None
+    title = args.title or f"Audit of {Path(args.scores).name}"
+    html = report.to_html(title, book_url=args.book_url) if args.html else None
     text = report.to_json() if args.json else None
     return report, html, text
 
@@ -487,6 +496,9 @@ def _check_values(args: Any) -> None:
     from .audit._prepare import check_options
     from .ranking import DEFAULT_TIE_TOLERANCE
 
+    scheme = urlsplit(args.book_url).scheme if args.book_url else ""
+    if scheme not in ("", "http", "https", "file"):
+        raise InputError(f"--book-url must be an http(s) or file address or a relative path; got {args.book_url!r}")
     o = args
     check_options(
         o.primary,

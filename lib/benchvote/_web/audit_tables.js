@@ -34,6 +34,37 @@
     show();
     return show;
   }
+  // A box that scrolls sideways says so above it (the shaded edges are the cue without script).
+  function hint(box) {
+    const note = document.createElement("p");
+    note.className = "scroll-hint";
+    note.setAttribute("aria-hidden", "true");
+    note.textContent = "Scroll sideways for more \u2192";
+    box.before(note);
+    const update = () => { note.hidden = box.scrollWidth <= box.clientWidth + 1; };
+    update();
+    window.addEventListener("resize", update);
+  }
+  document.querySelectorAll(".table-box, .figure-box").forEach(hint);
+  // A shortened chart label shows its full name on tap or keyboard focus (phones have no hover).
+  const tip = document.createElement("div");
+  tip.className = "name-tip";
+  tip.setAttribute("role", "status");
+  tip.hidden = true;
+  document.body.appendChild(tip);
+  function showName(event) {
+    const label = event.currentTarget, box = label.getBoundingClientRect();
+    tip.textContent = label.getAttribute("data-full");
+    tip.hidden = false;
+    const left = Math.max(4, Math.min(box.left, document.documentElement.clientWidth - tip.offsetWidth - 4));
+    tip.style.left = `${left + window.scrollX}px`;
+    tip.style.top = `${box.bottom + window.scrollY + 4}px`;
+  }
+  document.querySelectorAll("svg text[data-full]").forEach((label) => {
+    label.addEventListener("focus", showName);
+    label.addEventListener("click", showName);
+    label.addEventListener("blur", () => { tip.hidden = true; });
+  });
   document.querySelectorAll("table.sortable").forEach((table) => {
     const show = pager(table);
     table.querySelectorAll("thead th").forEach((th, col) => {

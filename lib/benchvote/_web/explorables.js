@@ -367,8 +367,13 @@
     function slider(name, value, min, max, step, label, full) {
       const wrap = el("label", { class: "bv-slider", title: full === undefined ? label : String(full) });
       wrap.appendChild(el("span", { class: "bv-slider-name" }, label));
+      const fullName = full === undefined ? label : String(full);
       const input = el("input", { type: "range", min: String(min), max: String(max), step: String(step),
-        value: String(value), name, "aria-label": label });
+        value: String(value), name, "aria-label": fullName });
+      // a tap (or keyboard focus) on the slider shows the full name in place of the short label
+      const nameSpan = wrap.firstChild;
+      input.addEventListener("focus", () => { nameSpan.textContent = fullName; });
+      input.addEventListener("blur", () => { nameSpan.textContent = label; });
       const out = el("output", {}, "");
       const show = () => (out.textContent = fmt(input.value, 2));
       input.addEventListener("input", show);

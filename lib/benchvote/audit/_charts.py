@@ -3,8 +3,9 @@
 Each chart is a small dataclass of positions, labels and tooltips, computed
 here and drawn by the macros of ``_web/audit_macros.html.j2``, so the tests
 can check what a reader will see (distinct labels, ticks that do not
-overlap) on the data, without a browser.  Long names are shortened by one
-rule (:func:`short_names`) that keeps them distinct; the full name is the
+overlap) on the data, without a browser.  Long names are shortened by the
+book's one rule, :func:`benchvote.plotting.short_labels` (the report's sliders
+use its JavaScript twin), which keeps them distinct; the full name is the
 tooltip and is in every table.
 """
 
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..plotting import short_labels
+
 #: Width of one character of 11-px text, in pixels (a generous estimate for the label layout checks).
 CHAR_PX = 6.6
 #: Colours (Okabe-Ito): bars and lines, points, a second series.
@@ -22,32 +25,8 @@ BLUE, VERMILION, ORANGE, SKY = "#0072B2", "#D55E00", "#E69F00", "#56B4E9"
 
 
 def short_names(names: list[str], width: int = 28) -> dict[str, str]:
-    """Each name shortened to about ``width`` characters, keeping its start and end, all results distinct.
-
-    A name that fits is kept; a longer one keeps its first and last characters
-    around an ellipsis.  Names whose shortened forms collide are widened
-    together until they differ (at worst to the full name).
-    """
-    out: dict[str, str] = {}
-    widths = {n: width for n in names}
-    while True:
-        out = {n: _cut(n, widths[n]) for n in names}
-        seen: dict[str, list[str]] = {}
-        for n, s in out.items():
-            seen.setdefault(s, []).append(n)
-        clash = [n for group in seen.values() if len(group) > 1 for n in group if len(out[n]) < len(n)]
-        if not clash:
-            return out
-        for n in clash:
-            widths[n] += 4
-
-
-def _cut(name: str, width: int) -> str:
-    if len(name) <= width:
-        return name
-    head = math.ceil((width - 1) * 0.55)
-    tail = width - 1 - head
-    return name[:head] + "\u2026" + (name[-tail:] if tail else "")
+    """Name -> its label by :func:`benchvote.plotting.short_labels` (the one rule of the book and the report)."""
+    return dict(zip(names, short_labels(names, width)))
 
 
 @dataclass(frozen=True)

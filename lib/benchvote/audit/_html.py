@@ -24,6 +24,8 @@ import jinja2
 import markupsafe
 import numpy as np
 
+from ._text import suffix
+
 DASH = "\u2013"
 
 
@@ -55,6 +57,7 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["fmt"] = fmt
+    env.filters["s"] = suffix
     env.tests["number"] = is_number
     return env
 
@@ -79,10 +82,10 @@ class View:
         return markupsafe.Markup(_compiled(template).render(s=self.s, all=self.all, key=self.name, **values))
 
 
-def render_page(report: Any, title: str) -> str:
-    """One self-contained page for an :class:`benchvote.audit.Audit`."""
+def render_page(report: Any, title: str, book_url: str | None = None) -> str:
+    """One self-contained page for an :class:`benchvote.audit.Audit`; chapters linked under ``book_url`` if given."""
     from .. import __version__
-    from ._registry import section_registry
+    from ._registry import CHAPTERS, chapter_url, section_registry
 
     data = report.to_dict()
     registry = section_registry()
@@ -99,6 +102,7 @@ def render_page(report: Any, title: str) -> str:
             data=data,
             bodies=bodies,
             primary_label=_primary_label(data),
+            chapters={c: (CHAPTERS.get(c, c), chapter_url(book_url, c)) for c in CHAPTERS},
         )
     )
 

@@ -17,8 +17,26 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Where the book explains each section (chapter pages of the repository).
-BOOK = "https://github.com/benchvote/benchvote/blob/main/notebooks"
+#: The book's chapters that explain the sections: file name (``notebooks/<name>.md``) -> title.  The report links
+#: them only when given the book's address (``benchvote audit --book-url``); otherwise it names them.
+CHAPTERS = {
+    "elections": "Benchmarks as elections",
+    "arrow": "Condorcet, Borda and Arrow",
+    "tradeoff": "Diversity against stability",
+    "missing": "Rankings when scores are missing",
+    "domains": "When majority rule works again",
+}
+
+
+def chapter_url(book_url: str | None, chapter: str) -> str | None:
+    """The chapter's page on the built book at ``book_url`` (its root), or None without one.
+
+    Examples
+    --------
+    >>> chapter_url("https://example.org/benchvote/", "missing"), chapter_url(None, "missing")
+    ('https://example.org/benchvote/notebooks/missing.html', None)
+    """
+    return f"{book_url.rstrip('/')}/notebooks/{chapter}.html" if book_url else None
 
 
 @dataclass(frozen=True)
@@ -58,7 +76,8 @@ class Section:
     Attributes
     ----------
     name, title, chapter, about : str
-        Key in the report, heading, the book's chapter page, what it means (two sentences).
+        Key in the report, heading, the book's chapter that explains it (a key of :data:`CHAPTERS`), what it
+        means (two sentences).
     order : float
         Place in the report (ascending).
     result : type
@@ -88,8 +107,8 @@ class Section:
     verdict: Callable[..., list[Sentence]] = _no_verdict
 
     @property
-    def url(self) -> str:
-        return f"{BOOK}/{self.chapter}.md"
+    def chapter_title(self) -> str:
+        return CHAPTERS[self.chapter]
 
 
 _REGISTRY: dict[str, Section] = {}

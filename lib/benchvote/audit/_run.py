@@ -85,11 +85,15 @@ class Audit:
         """The report as JSON text."""
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
-    def to_html(self, title: str = "Leaderboard audit") -> str:
-        """The report as one self-contained HTML page (figures inline, explorables included, no network)."""
+    def to_html(self, title: str = "Leaderboard audit", book_url: str | None = None) -> str:
+        """The report as one self-contained HTML page (figures inline, explorables included, no network).
+
+        ``book_url`` is the root of the built book: each section then links its
+        chapter's page; without it, the chapter is named, not linked.
+        """
         from ._html import render_page
 
-        return render_page(self, title)
+        return render_page(self, title, book_url)
 
     def summary(self) -> list[str]:
         """The verdict as plain sentences: what the command prints and the chapter shows."""
@@ -239,7 +243,7 @@ def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dic
         RuleUndefined
     ) as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
         fields = {"undefined": str(err)}
-    head = {"title": section.title, "about": section.about, "chapter": section.url}
+    head = {"title": section.title, "about": section.about, "chapter": section.chapter}
     return {**head, **fields}
 
 

@@ -67,7 +67,7 @@ def compute(ctx: Context, done: dict) -> Output:
 
 
 TEMPLATE = """
-<p>On the complete part: {{ ui.v(s.n_models, "correlation.n_models", "d") }} models scored on every task and
+<p>{{ ui.on_part(all) }}: {{ ui.v(s.n_models, "correlation.n_models", "d") }} models scored on every task and
 {{ ui.v(s.n_tasks, "correlation.n_tasks", "d") }} tasks, each turned so that higher is better. Kendall's tau-b of two
 tasks is the number of pairs of models they order alike minus the number they order oppositely, over the geometric
 mean of the pairs each task does not tie: 1 when they order the models alike, &minus;1 when oppositely, near 0 when

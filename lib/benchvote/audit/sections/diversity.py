@@ -42,12 +42,12 @@ def compute(ctx: Context, done: dict) -> Output:
 
 
 TEMPLATE = """
-<p>On the complete part: the {{ ui.v(s.n_models, "diversity.n_models", "d") }} models scored on every task and the
+<p>{{ ui.on_part(all) }}: the {{ ui.v(s.n_models, "diversity.n_models", "d") }} models scored on every task and the
 {{ ui.v(s.n_tasks, "diversity.n_tasks", "d") }} tasks that order them (the table section lists both).</p>
 {{ ui.table(["measure", "value", "definition"], [
   ["Kendall's W", s.kendall_w, "agreement of the task rankings, tie-corrected: 1 when every task ranks the models alike, near 0 when they are unrelated"],
   ["diversity 1 - W", s.diversity, "Zhang and Hardt's diversity of the benchmark"],
-  ["mean pairwise max rank change", s.mean_pairwise_mrc, "for each pair of tasks, the largest number of places one model moves between their rankings, averaged over the pairs"],
+  ["mean pairwise max rank change", s.mean_pairwise_mrc, "for each pair of tasks, the largest move of one model between the two rankings, as a share of the most places a model can move (0: no model moves, 1: a model goes from first to last), averaged over the pairs of tasks"],
 ], numeric=[1]) }}
 <p>Kendall's W is {{ ui.v(s.kendall_w, "diversity.kendall_w") }}: {% if s.kendall_w is number and s.kendall_w >= 0.7 %}the tasks mostly agree on the order of the models{% elif s.kendall_w is number and s.kendall_w >= 0.3 %}the tasks agree in part{% else %}the tasks rank the models very differently{% endif %}.</p>
 """

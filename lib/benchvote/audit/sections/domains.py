@@ -18,6 +18,7 @@ from ...voting import KEMENY_MAX_MODELS, condorcet_cycles, kemeny
 from .._errors import NotDefined
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
+from .._text import plural
 
 
 class Result(TypedDict):
@@ -86,7 +87,7 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
     return [
         Sentence(
             "domains",
-            f"Among the top {len(s['models'])} models the majority relation has {len(s['cycles'])} cycle(s), "
+            f"Among the top {len(s['models'])} models the majority relation has {plural(len(s['cycles']), 'cycle')}, "
             f"e.g. {' > '.join(s['cycles'][0])}."
             if s["cycles"]
             else f"Among the top {len(s['models'])} models the majority relation is not transitive.",

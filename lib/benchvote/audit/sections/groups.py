@@ -19,6 +19,7 @@ from ...ranking import kendall_tau_distance, rank
 from .._errors import NotDefined
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
+from .._text import plural
 
 #: Models listed per group.
 TOP = 5
@@ -133,7 +134,11 @@ def verdict(s: dict, done: dict) -> list:
     others = [f"{e['group']} puts {e['first']} first" for e in groups if not e["leader_first"]]
     text = f"Ranked on each task group alone, {s['leader']} (first overall) is first in {s['n_leader_first']} of {len(groups)} groups"
     if others:
-        text += "; " + "; ".join(others[:3]) + ("; ..." if len(others) > 3 else "")
+        text += (
+            "; "
+            + "; ".join(others[:3])
+            + (f"; {plural(len(others) - 3, 'other group')} too" if len(others) > 3 else "")
+        )
     return [Sentence("groups", text + ".")]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from .._charts import heatmap
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
+from .._text import some
 
 #: Fewest and most models in the matrix (``top_models`` is clipped to this range and to the number of models).
 LEAST, MOST = 6, 12
@@ -109,7 +110,7 @@ def render(view: Any) -> str:
 def verdict(s: dict, done: dict) -> list:
     if not s["leader_loses_to"]:
         return []
-    shown = ", ".join(s["leader_loses_to"][:4]) + (", ..." if len(s["leader_loses_to"]) > 4 else "")
+    shown = some(s["leader_loses_to"], 4)
     return [
         Sentence(
             "head_to_head",

@@ -21,6 +21,7 @@ among the top models of the primary ranking only, and the ``scope`` says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypedDict
 
@@ -33,6 +34,7 @@ from ...ranking import rank
 from .. import _charts
 from .._prepare import Context, series
 from .._registry import Output, Section, Sentence, register
+from .._text import plural
 
 #: Rules whose score on a redrawn table is the draw-weighted sum of their one-task scores.
 ADDITIVE = ("mean_score", "mean_win_rate", "helm_win_rate", "borda")
@@ -42,6 +44,8 @@ MAX_PAIR_MODELS = 300
 SCOPED_CELLS = 2_000_000
 #: Models drawn in the figure (the others are in the table).
 SHOWN = 40
+#: Below this many tasks the task bootstrap has few distinct redraws, and the report says its intervals are rough.
+FEW_TASKS = 8
 
 
 class Result(TypedDict):
@@ -60,6 +64,19 @@ class Result(TypedDict):
     first: str
     scope: str
     method: str
+    n_tasks: int
+    distinct_redraws: int
+
+
+def distinct_redraws(n: int) -> int:
+    """How many different tables a bootstrap over ``n`` tasks can draw: multisets of n of n tasks, C(2n - 1, n).
+
+    Examples
+    --------
+    >>> [distinct_redraws(n) for n in (1, 3, 6, 8)]
+    [1, 10, 462, 6435]
+    """
+    return math.comb(2 * n - 1, n)
 
 
 def primary_rule(ctx: Context) -> Callable[..., Any]:
@@ -159,6 +176,8 @@ def fields_of(ctx: Context, r: RankIntervals, order: list, adjacent: int, scope:
         "first": str(order[0]),
         "scope": scope,
         "method": method,
+        "n_tasks": int(ctx.work.shape[1]),
+        "distinct_redraws": distinct_redraws(int(ctx.work.shape[1])),
     }
 
 
@@ -200,6 +219,10 @@ are inseparable when neither ranks strictly above the other in {{ ui.pct(s.level
 are inseparable at this level; {{ ui.v(s.adjacent_inseparable, key ~ ".adjacent_inseparable", "d") }} of the
 {{ ui.v(s.n_adjacent, key ~ ".n_adjacent", "d") }} adjacent pairs of the ranking are.
 {% if s.redrawn %}{{ ui.v(s.redrawn, key ~ ".redrawn", "d") }} redraws were refused by the rule and drawn again.{% endif %}</p>
+{% if few %}<p class="warning" role="note"><strong>Few tasks.</strong> These intervals rest on
+{{ ui.v(s.n_tasks, key ~ ".n_tasks", "d") }} tasks: a redraw can only be one of
+{{ ui.v(s.distinct_redraws, key ~ ".distinct_redraws", "d") }} different tables, so the intervals are coarse and their
+coverage is not to be trusted (fewer than {{ few_tasks }} tasks); read them as a rough guide.</p>{% endif %}
 {% call ui.figure(caption) %}{{ ui.intervals(key ~ "-fig", chart) }}{% endcall %}
 {{ ui.table(["#", "model", "rank", "lower", "upper"], rows, numeric=[0, 2, 3, 4], specs={0: "d", 2: "g", 3: "g", 4: "g"},
   caption="Every model ranked here, best first: rank on the full table and the ends of its interval.") }}
@@ -222,7 +245,10 @@ def render_intervals(view: Any, what: str, redrawn: str) -> str:
     )
     rows = [[k + 1, m, s["ranks"][m], s["lower"][m], s["upper"][m]] for k, m in enumerate(order)]
     lo_q, hi_q = f"{(1 - s['level']) / 2:.3g}", f"{(1 + s['level']) / 2:.3g}"
-    return view.html(TEMPLATE, chart=chart, caption=caption, rows=rows, what=what, lo_q=lo_q, hi_q=hi_q)
+    few = view.name == "intervals" and s["n_tasks"] < FEW_TASKS
+    return view.html(
+        TEMPLATE, chart=chart, caption=caption, rows=rows, what=what, lo_q=lo_q, hi_q=hi_q, few=few, few_tasks=FEW_TASKS
+    )
 
 
 def render(view: Any) -> str:
@@ -239,7 +265,13 @@ def interval_verdict(name: str, s: dict) -> list[Sentence]:
         Sentence(
             name,
             f"#1 {first}'s {s['level'] * 100:.0f}% rank interval is [{lo:g}, {up:g}]; {separable} of the "
-            f"{s['n_adjacent']} adjacent places are separable.",
+            f"{plural(s['n_adjacent'], 'adjacent place')} {'is' if separable == 1 else 'are'} separable"
+            + (
+                f" (but these task-bootstrap intervals rest on only {plural(s['n_tasks'], 'task')}, "
+                f"{s['distinct_redraws']} possible redraws: a rough guide)."
+                if name == "intervals" and s["n_tasks"] < FEW_TASKS
+                else "."
+            ),
         )
     ]
 

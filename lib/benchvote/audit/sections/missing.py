@@ -20,6 +20,7 @@ from ...missing import pairwise_confidence, partial_borda
 from .._errors import NotDefined
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
+from .._text import plural
 
 #: Confidence level delta of the pairwise intervals (each holds with probability at least 1 - delta).
 DELTA = 0.05
@@ -117,7 +118,8 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
     lead = s["ranking"][0]
     text = f"With missing scores, partial Borda ranks {lead} first among all {s['n_models']} models"
     if s["undecided_top_pairs"]:
-        text += f"; {len(s['undecided_top_pairs'])} pair(s) among the top are not decided by the observed tasks"
+        n = len(s["undecided_top_pairs"])
+        text += f"; {plural(n, 'pair')} among the top {'is' if n == 1 else 'are'} not decided by the observed tasks"
     return [Sentence("missing", text + ".")]
 
 

@@ -140,7 +140,7 @@ TEMPLATE = """
 <p>Field: {{ s.scope }}. Protected models ({{ ui.count(s.protected, key ~ ".protected") }}, the top fifth of the field by
 strict mean win rate, at least two): {{ ui.names(s.protected) }}. They are ranked among themselves by the strict
 mean win rate{% if s.iia_rule != "mean_win_rate" %} ({{ win_rate }}){% else %} (defined below){% endif %}; then models of the field are added and every win rate is recomputed.</p>
-<p>Adding {{ ui.count(s.added, key ~ ".added") }} model(s){% if s.added %} ({{ ui.names(s.added[:8]) }}{% if s.added|length > 8 %}, ...{% endif %}){% endif %} reverses {{ ui.v(s.n_flipped, key ~ ".n_flipped", "d") }} of the {{ ui.v(s.n_pairs, key ~ ".n_pairs", "d") }} protected pairs
+<p>Adding {{ ui.count(s.added, key ~ ".added") }} model{{ s.added|length|s }}{% if s.added %} ({{ ui.names(s.added[:8]) }}{% if s.added|length > 8 %} and {{ s.added|length - 8 }} more{% endif %}){% endif %} reverses {{ ui.v(s.n_flipped, key ~ ".n_flipped", "d") }} of the {{ ui.v(s.n_pairs, key ~ ".n_pairs", "d") }} protected pairs
 (tau distance {{ ui.v(s.tau_distance, key ~ ".tau_distance") }}: the share of pairs reversed;
 {% if s.optimal or s.upper_bound is none %}{{ s.status }}{% else %}certified bound {{ ui.v(s.upper_bound, key ~ ".upper_bound") }}{% endif %};
 method {{ s.method }}){% if s.stopped and not s.optimal %}; {{ stopped[s.stopped] }}{% endif %}.</p>

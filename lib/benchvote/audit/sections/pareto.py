@@ -22,6 +22,7 @@ from .. import _charts
 from .._html import is_number
 from .._prepare import Context
 from .._registry import Output, Section, Sentence, register
+from .._text import some
 
 #: Most dots drawn in the figure (the whole front first, then the best dominated models by quality).
 MAX_POINTS = 1500
@@ -149,7 +150,7 @@ def render(view: Any) -> str:
 
 def verdict(s: dict, done: dict) -> list[Sentence]:
     names = [e["model"] for e in s["front"]]
-    shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    shown = some(names, 5)
     return [
         Sentence(
             "pareto",

@@ -59,6 +59,7 @@ import pandas as pd
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
+from .._text import some
 
 #: Largest number of unbeaten models given one linear program each (beyond: the best of them, see the docstring).
 LP_MODELS = 200
@@ -288,8 +289,8 @@ A model is a possible winner when some such weighting puts its weighted mean fir
 <p>Scope: {{ s.scope }}.</p>
 {% if s.possible %}
 <ul>{% for m in s.possible[:10] %}<li>{{ ui.name(m) }} (rank {{ s.ranks[m]|fmt("g") }}) is first with the weight on
-{% if heavy[m] %}{{ ui.names(s.heaviest[m]) }}{% if heavy[m] > s.heaviest[m]|length %} and {{ heavy[m] - s.heaviest[m]|length }} more task(s){% endif %}
-{%- if heavy[m] < tasks|length %}, the other {{ tasks|length - heavy[m] }} task(s) at the smallest weight eps{% endif %}{% else %}every task alike{% endif %}.</li>{% endfor %}</ul>
+{% if heavy[m] %}{{ ui.names(s.heaviest[m]) }}{% if heavy[m] > s.heaviest[m]|length %} and {{ heavy[m] - s.heaviest[m]|length }} more task{{ (heavy[m] - s.heaviest[m]|length)|s }}{% endif %}
+{%- if heavy[m] < tasks|length %}, {{ "the other task" if tasks|length - heavy[m] == 1 else "the other " ~ (tasks|length - heavy[m]) ~ " tasks" }} at the smallest weight eps{% endif %}{% else %}every task alike{% endif %}.</li>{% endfor %}</ul>
 {% if s.possible|length > 10 %}<p>... and {{ s.possible|length - 10 }} more, all in the table.</p>{% endif %}
 {{ ui.table(["winner", "rank"] + tasks, weight_rows, numeric=range(1, tasks|length + 2)|list, specs=specs,
    caption="Weights (largest 1) that put each possible winner first, recounted exactly; rank in the primary ranking") }}
@@ -315,7 +316,7 @@ def verdict(s: dict, done: dict) -> list:
     possible = s["possible"]
     if not possible:
         return []
-    shown = ", ".join(possible[:NAMED]) + (", ..." if len(possible) > NAMED else "")
+    shown = some(possible, NAMED)
     if len(possible) == 1:
         text = f"Only {possible[0]} can be ranked first by an admissible re-weighting of the tasks."
     else:

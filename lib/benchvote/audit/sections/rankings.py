@@ -140,7 +140,8 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
     defined = [r for r in s["rules"].values() if "undefined" not in r]
     first = s["ranking"][0]
     agree = sum(1 for r in defined if r["ranks"][first] == 1)
-    text = f"On the complete part, {first} is first under {agree} of the {len(defined)} rules"
+    whole = done.get("table", {}).get("missing_cells") == 0
+    text = f"{'On the whole table' if whole else 'On the complete part'}, {first} is first under {agree} of the {len(defined)} rules"
     if s["condorcet_winner"]:
         same = "it" if s["condorcet_winner"] == first else s["condorcet_winner"]
         text += f", and {same} is the Condorcet winner (beats every other model on a majority of tasks)."

@@ -50,7 +50,7 @@ def compute(ctx: Context, done: dict) -> Output:
 
 
 TEMPLATE = """
-<p>On the complete part: {{ ui.v(s.n_models, "spectrum.n_models", "d") }} models scored on every task,
+<p>{{ ui.on_part(all) }}: {{ ui.v(s.n_models, "spectrum.n_models", "d") }} models scored on every task,
 {{ ui.v(s.n_tasks, "spectrum.n_tasks", "d") }} tasks, each oriented so that higher is better, centred and divided by
 its standard deviation over these models. The share of variance of a component is its squared singular value over the
 sum of all of them. The first component explains {{ ui.pct(s.explained[0], "spectrum.explained.0") }} of the

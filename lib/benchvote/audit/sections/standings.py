@@ -94,7 +94,7 @@ def compute(ctx: Context, done: dict) -> Output:
 TEMPLATE = """
 <p>Every model of the table, ranked by the {{ s.rule_label }}: {{ s.definition }}.
 Coverage is the share of the {{ ui.v(s.n_tasks, "standings.n_tasks", "d") }} tasks a model is scored on;
-{{ ui.count(s.low_coverage, "standings.low_coverage") }} model(s) scored on fewer than {{ ui.pct(s.threshold, "standings.threshold") }} of them are flagged
+{{ ui.count(s.low_coverage, "standings.low_coverage") }} model{{ s.low_coverage|length|s }} scored on fewer than {{ ui.pct(s.threshold, "standings.threshold") }} of them {{ "is" if s.low_coverage|length == 1 else "are" }} flagged
 (their win rate rests on few comparisons).
 {% if has_missing %}The column "complete part" says whether the model is among those the complete-data measures use (scored on every task they use).{% endif %}</p>
 {{ ui.table(header, rows, numeric=numeric, specs=specs, page=25) }}

@@ -87,10 +87,10 @@ def _normalisation(ctx: Context, mixed: bool, costly: bool) -> dict:
     ratio = _ratio(spreads(ctx.cardinal)) if normalize != "none" else None
     suggestion = None
     if normalize == "none" and (mixed or costly):
-        zscore = "normalize='zscore' (--normalize zscore) puts every task on unit spread for the cardinal parts; "
+        zscore = "--normalize zscore puts every task on unit spread for the cardinal parts; "
         suggestion = (
             (zscore if mixed else "")
-            + "columns that are costs rather than scores can be declared with costs=[...] (--cost NAME), which "
+            + "columns that are costs rather than scores can be declared with --cost NAME, which "
             "leaves them out of the aggregation and shows the quality-cost front"
         )
     return {
