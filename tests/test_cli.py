@@ -78,6 +78,7 @@ BAD = {
         "'N/A' is not a number",
     ),
     "html is a folder": ("board.csv", WIDE, ["--html", "."], "is a folder"),
+    "script book url": ("board.csv", WIDE, ["--book-url", "javascript:alert(1)"], "--book-url must be an http(s)"),
     "ragged line": ("board.csv", "model,t1,t2\nA,0.1\nB,0.3,0.4\n", [], "line 2 has 2 cells"),
     "empty file": ("board.csv", "", [], "is empty"),
     "missing model name": ("board.csv", "model,t1,t2\n,0.1,0.2\nB,0.3,0.4\nC,0.5,0.1\n", [], "no model name"),
@@ -652,3 +653,12 @@ def test_a_bad_groups_file_exits_2_and_writes_nothing(tmp_path, capsys, text, me
 def test_the_library_refuses_a_group_of_an_unknown_task():
     with pytest.raises(bv.audit.AuditInputError, match="groups name unknown task"):
         bv.audit.audit(load("SuperGLUE").scores, groups={"no such task": "g"}, n_boot=20, time_limit=2)
+
+
+def test_book_url_links_each_section_to_its_chapter(tmp_path):
+    path = write(tmp_path, "b.csv", SPARSE)
+    out = tmp_path / "r.html"
+    assert main(["audit", str(path), "--html", str(out), "--quiet", *FAST]) == 0
+    assert "github.com" not in out.read_text() and "The book's chapter: <cite>" in out.read_text()
+    assert main(["audit", str(path), "--html", str(out), "--book-url", "https://b.example/book", "--quiet", *FAST]) == 0
+    assert '<a href="https://b.example/book/notebooks/missing.html">' in out.read_text()
