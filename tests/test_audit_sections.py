@@ -122,7 +122,8 @@ def test_the_interval_figure_shows_the_first_40_and_the_verdict_states_the_leade
     separable = 44 - x["adjacent_inseparable"]
     assert sentence == (
         f"#1 {lead}'s 95% rank interval is [{x['lower'][lead]:g}, {x['upper'][lead]:g}]; "
-        f"{separable} of the 44 adjacent places are separable."
+        f"{separable} of the 44 adjacent places {'is' if separable == 1 else 'are'} separable "
+        "(but these task-bootstrap intervals rest on only 4 tasks, 35 possible redraws: a rough guide)."
     )
     part = _section_html(a.to_html(), "intervals")
     assert "first 40 of 45 models" in part

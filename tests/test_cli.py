@@ -586,7 +586,7 @@ def test_cost_and_normalize_reach_the_audit_and_the_summary(tmp_path, capsys):
     assert s["rankings"]["rules"]["mean_score"]["ranks"]["large"] == 1.0
     assert s["rankings"]["rules"]["mean_score"]["label"] == "Mean score (zscore)"
     assert [e["model"] for e in s["pareto"]["front"]] == ["large", "medium", "small", "tiny"]
-    assert "quality-cost front (params_M): large, medium, small, tiny" in summary
+    assert "quality-cost front (params_M): large, medium, small and tiny" in summary
     page = (tmp_path / "r.html").read_text()
     assert '<section id="pareto"' in page
 

@@ -435,19 +435,16 @@ def test_shortened_chart_labels_are_focusable_and_listed_in_full(long_names_repo
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1280])
-def test_the_page_has_no_horizontal_scroll_and_its_tables_scroll_in_their_box(width, long_names_report, tmp_path):
+def test_the_page_has_no_horizontal_scroll_and_its_tables_scroll_in_their_box(width, hostile_page, tmp_path):
     """Issue 37: long names in bold prose made the page wider than a phone; tables had no cue that they scroll."""
-    from chromium import CHROMIUM, FLAGS
-    from playwright.sync_api import sync_playwright
-
     s = _long_names_board()
     s.index = [f"{name}-{'x' * 60}" for name in s.index]  # 100-character names without a space
     report = audit(s, costs=["params"], **FAST)
     path = tmp_path / "r.html"
     path.write_text(report.to_html("A report with " + "very-long-unbroken-title-" * 4), encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+    context = hostile_page[0].context.browser.new_context(offline=True, viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
         page.goto(path.as_uri())
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         boxes = page.evaluate(
@@ -464,4 +461,5 @@ def test_the_page_has_no_horizontal_scroll_and_its_tables_scroll_in_their_box(wi
         label.focus()
         tip = page.locator(".name-tip")
         assert tip.is_visible() and tip.text_content() == label.get_attribute("data-full")
-        browser.close()
+    finally:
+        context.close()
