@@ -15,7 +15,7 @@ Measures and rules:
 * :mod:`benchvote.concordance`: Kendall's W and benchmark diversity;
 * :mod:`benchvote.normalization`: dynamic-range, random-baseline and min-max normalisation;
 * :mod:`benchvote.positional`: positional scoring rules (plurality, veto, k-approval, Borda) and their winners;
-* :mod:`benchvote.classics`: May's theorem by enumeration, and Gibbard-Satterthwaite manipulations of a rule by one task;
+* :mod:`benchvote.classics`: May's theorem by enumeration; Gibbard-Satterthwaite manipulations by one task;
 * :mod:`benchvote.voting`: majority margins, Condorcet winner and cycles, Copeland, Ranked Pairs, Kemeny;
 * :mod:`benchvote.axioms`: Pareto and exact independence-of-irrelevant-alternatives certificates;
 * :mod:`benchvote.arrow`: every ranking rule for three models and two voters, enumerated (Arrow's theorem);
