@@ -42,7 +42,7 @@ book: env assets
 	@echo "The book is in $(CURDIR)/_build/html/index.html"
 
 book-cached: env assets
-	sed -e 's/execute_notebooks: force/execute_notebooks: cache/' -e 's|bookfixes: book/_ext|bookfixes: ../book/_ext|' _config.yml > _build/_config_cached.yml
+	sed -e 's/execute_notebooks: force/execute_notebooks: cache/' -e 's|: book/_ext$$|: ../book/_ext|' _config.yml > _build/_config_cached.yml
 	$(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_cached.yml
 	@echo "The book is in $(CURDIR)/_build/html/index.html"
 

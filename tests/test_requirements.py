@@ -99,12 +99,15 @@ def test_resolution_contains_no_cuda_package(name, tmp_path):
     assert len(names) >= (120 if name == "requirements-binder.txt" else 140)
 
 
-def test_the_repository_address_lives_in_config_only():
-    """Launch buttons read repository.url from _config.yml; no other file names another repository."""
+def test_no_file_names_a_repository_address():
+    """The launch and repository buttons read the address at build time (book/_ext/repolinks.py); no file names one."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    url = config["repository"]["url"]
+    assert not config["repository"]["url"], "_config.yml names a repository: the build reads git's origin"
     assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
-    for path in [ROOT / "README.md", ROOT / "environment.yml", *sorted((ROOT / "book").glob("*.md"))]:
-        for found in re.findall(r"https://github\.com/[\w.\-]+/[\w.\-]+", path.read_text()):
-            assert found == url, f"{path.name} names {found}, _config.yml names {url}"
-    assert "repository.url" in (ROOT / "README.md").read_text()
+    sources = [ROOT / "README.md", ROOT / "CITATION.cff", ROOT / "environment.yml"]
+    sources += sorted((ROOT / "book").glob("*.md"))
+    code = [p for p in sorted((ROOT / "lib" / "benchvote").rglob("*.py")) if p.name != "_repository.py"]  # examples
+    for path in sources + code:
+        found = re.findall(r"https://git(?:hub|lab)\.com/[\w.\-]+/[\w.\-]+", path.read_text())
+        assert not found, f"{path.name} names {found}: links to the repository come from benchvote._repository"
+    assert "BENCHVOTE_REPOSITORY" in (ROOT / "README.md").read_text()

@@ -19,6 +19,8 @@ import yaml
 from chromium import CHROMIUM, FLAGS
 from explorable_checks import CHECKS, check_steps, controls_change_charts
 
+from benchvote._repository import repository_url
+
 pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,13 +143,22 @@ def test_every_chapter_has_a_figure_with_alt_text_and_caption(server, browser):
         context.close()
 
 
-def test_chapters_offer_binder_and_ipynb(server, browser):
+def test_chapters_offer_binder_only_with_a_repository_and_always_the_ipynb(server, browser):
+    """The launch and repository buttons name the build's own repository (git's origin), or are left out."""
+    repo = repository_url()
     for path in toc_pages():
         if not path.startswith("notebooks/"):
             continue
         html = (HTML / path).read_text()
-        assert "mybinder.org/v2/gh/benchvote/benchvote/main" in html, f"{path}: no Binder launch link"
-        assert f"{Path(path).stem}.ipynb" in html, f"{path}: the Binder link should open the .ipynb twin"
+        assert "github.com/benchvote/benchvote" not in html or repo == "https://github.com/benchvote/benchvote"
+        if repo is None:
+            assert "mybinder.org" not in html and "Source repository" not in html, f"{path}: a link to no repository"
+        else:
+            binder = "mybinder.org/v2/gh/" + repo.removeprefix("https://github.com/")
+            assert binder in html and repo in html, f"{path}: no Binder or repository link to {repo}"
+            assert f"/main?urlpath=lab/tree/notebooks/{Path(path).stem}.ipynb" in html, f"{path}: Binder opens the twin"
+        assert f"_sources/notebooks/{Path(path).stem}.ipynb" in html, f"{path}: no .ipynb download"
+        assert (HTML / "_sources" / "notebooks" / f"{Path(path).stem}.ipynb").is_file()
 
 
 EXPECTED_EXPLORABLES = {

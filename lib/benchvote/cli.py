@@ -51,10 +51,10 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
+from ._repository import repository_url
+
 __all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
-#: Where a failure inside benchvote should be reported.
-BUG_REPORTS = "https://github.com/benchvote/benchvote/issues"
 
 #: Cell texts read as a missing score (compared without case); an empty cell is always missing.
 NA_VALUES = ("NA", "N/A", "NaN", "null", "None", "-")
@@ -362,9 +362,11 @@ def _internal(err: BaseException) -> int:
     """A failure that is not the input's fault: exit 1 and ask for a bug report."""
     if os.environ.get("BENCHVOTE_DEBUG", "") not in ("", "0"):
         traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+    repo = repository_url()
+    where = "to the benchvote authors" if repo is None else f"at {repo}/issues"
     print(
         f"benchvote audit: internal error ({type(err).__name__}: {err}). This is a bug in benchvote; please report "
-        f"it at {BUG_REPORTS} with the command you ran (set BENCHVOTE_DEBUG=1 to print the traceback).",
+        f"it {where} with the command you ran (set BENCHVOTE_DEBUG=1 to print the traceback).",
         file=sys.stderr,
     )
     return 1

@@ -1,0 +1,114 @@
+"""Repository links: read from git's origin or BENCHVOTE_REPOSITORY, and left out when there is no repository."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchvote import _repository
+from benchvote._repository import ENV, origin_remote, repository_url, web_address
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _repolinks():
+    spec = importlib.util.spec_from_file_location("repolinks", ROOT / "book" / "_ext" / "repolinks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _git_checkout(path: Path, origin: str | None) -> Path:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    if origin is not None:
+        subprocess.run(["git", "-C", str(path), "remote", "add", "origin", origin], check=True)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("remote", "address"),
+    [
+        ("https://github.com/someone/benchvote", "https://github.com/someone/benchvote"),
+        ("https://github.com/someone/benchvote.git", "https://github.com/someone/benchvote"),
+        ("git@github.com:someone/bench-vote.git", "https://github.com/someone/bench-vote"),
+        ("ssh://git@gitlab.com:2222/group/project.git", "https://gitlab.com/group/project"),
+        ("https://user:token@example.org/a/b.git/", "https://example.org/a/b"),
+        ("/srv/git/benchvote.git", None),
+        ("file:///srv/git/benchvote.git", None),
+        ("../benchvote", None),
+        ("", None),
+    ],
+)
+def test_web_address_of_a_remote(remote, address):
+    assert web_address(remote) == address
+
+
+def test_repository_is_read_from_a_fake_origin(tmp_path):
+    checkout = _git_checkout(tmp_path / "clone", "git@github.com:someone/fork.git")
+    assert origin_remote(checkout) == "git@github.com:someone/fork.git"
+    assert repository_url(environ={}, checkout=checkout) == "https://github.com/someone/fork"
+
+
+def test_no_origin_and_no_git_mean_no_repository(tmp_path):
+    assert repository_url(environ={}, checkout=_git_checkout(tmp_path / "bare", None)) is None
+    (tmp_path / "plain").mkdir()
+    assert repository_url(environ={}, checkout=tmp_path / "plain") is None
+
+
+def test_the_environment_overrides_origin_and_empty_means_none(tmp_path):
+    checkout = _git_checkout(tmp_path / "clone", "https://github.com/someone/fork")
+    assert repository_url(environ={ENV: "https://gitlab.com/g/p.git"}, checkout=checkout) == "https://gitlab.com/g/p"
+    assert repository_url(environ={ENV: ""}, checkout=checkout) is None
+
+
+def test_book_theme_options_with_and_without_a_repository():
+    repolinks = _repolinks()
+    config = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}, "repository_url": "", "x": 1}
+    linked = repolinks.theme_links(config, "https://github.com/someone/fork")
+    assert linked["repository_url"] == "https://github.com/someone/fork" and linked["use_repository_button"]
+    assert linked["launch_buttons"] == config["launch_buttons"] and linked["x"] == 1
+    unlinked = repolinks.theme_links(config, None)
+    assert "repository_url" not in unlinked and not unlinked["use_repository_button"]
+    assert not unlinked["launch_buttons"], "no launch button without a repository"
+    assert config["repository_url"] == "", "the caller's options are not changed"
+
+
+def _report(monkeypatch, value: str) -> str:
+    from benchvote.audit import audit
+
+    monkeypatch.setenv(ENV, value)
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame(rng.random((5, 3)), index=[f"m{i}" for i in range(5)], columns=["a", "b", "c"])
+    return audit(scores, n_boot=20, top_models=5).to_html()
+
+
+def test_audit_report_links_chapters_only_when_there_is_a_repository(monkeypatch):
+    linked = _report(monkeypatch, "git@github.com:someone/fork.git")
+    assert "https://github.com/someone/fork/blob/main/notebooks/" in linked
+    unlinked = _report(monkeypatch, "")
+    assert "github.com" not in unlinked and "The book's chapter" not in unlinked
+
+
+def test_internal_error_names_the_repository_issues_only_when_known(monkeypatch, capsys):
+    from benchvote import cli
+
+    monkeypatch.setenv(ENV, "https://github.com/someone/fork")
+    assert cli._internal(RuntimeError("boom")) == 1
+    assert "https://github.com/someone/fork/issues" in capsys.readouterr().err
+    monkeypatch.setenv(ENV, "")
+    assert cli._internal(RuntimeError("boom")) == 1
+    err = capsys.readouterr().err
+    assert "http" not in err and "report it to the benchvote authors" in err
+
+
+def test_this_checkout_links_its_own_origin_or_nothing(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    _repository._origin_address.cache_clear()
+    remote = origin_remote(_repository.CHECKOUT)
+    expected = None if remote is None else web_address(remote)
+    assert repository_url() == expected
