@@ -54,7 +54,7 @@ from .concordance import Diversity, diversity, kendall_w, tie_correction
 from .normalization import dynamic_range, min_max, random_baseline
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, max_rank_change, rank
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: The submodules, imported on first attribute access.
 SUBMODULES = (
