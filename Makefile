@@ -39,12 +39,14 @@ assets: $(STAMP)
 book: env assets
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
 	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
-	@echo "The book is in $(CURDIR)/_build/html/index.html"
+	$(BIN)/python scripts/handouts.py
+	@echo "The book is in $(CURDIR)/_build/html/index.html, its PDF edition and hand-outs in _build/html/handouts/"
 
 book-cached: env assets
 	sed -e 's/execute_notebooks: force/execute_notebooks: cache/' -e 's|: book/_ext$$|: ../book/_ext|' _config.yml > _build/_config_cached.yml
 	$(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_cached.yml
-	@echo "The book is in $(CURDIR)/_build/html/index.html"
+	$(BIN)/python scripts/handouts.py
+	@echo "The book is in $(CURDIR)/_build/html/index.html, its PDF edition and hand-outs in _build/html/handouts/"
 
 lint: env
 	$(BIN)/ruff check .
