@@ -128,7 +128,7 @@ def _unfolded(sol: Tag) -> Tag:
 
 
 HANDOUT_CSS = """
-body.handout { margin: 0; font-size: 11pt; }
+body.handout { margin: 0; font-size: 11pt; font-family: var(--pst-font-family-base, sans-serif); }
 main.handout { max-width: 46rem; margin: 0 auto; padding: 1rem; }
 main.handout h1 { font-size: 1.6rem; margin-top: 0; }
 main.handout h2 { font-size: 1.2rem; margin-top: 1.6rem; }
@@ -136,7 +136,8 @@ main.handout .points { font-weight: 600; white-space: nowrap; }
 main.handout .admonition { break-inside: avoid; margin: 0.8rem 0; }
 main.handout div.solution { break-inside: auto; display: block; }
 main.handout .scheme { border: 1px solid #999; padding: 0.4rem 0.6rem; }
-main.handout .headerlink { display: none; }
+main.handout .headerlink, main.handout .copybtn { display: none; }
+main.handout pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 @page { size: A4; margin: 16mm 14mm; }
 """
 
@@ -181,7 +182,7 @@ def handout_html(chapter: Chapter, html: Path, *, answers: bool) -> tuple[str, i
                 _absolute_links(sol, page)
                 body.append(str(sol))
     scheme = ", ".join(f"{stars} = {p} points" for stars, p in POINTS.items())
-    what = "each exercise, then its solution" if answers else "the exercises without their solutions"
+    what = "each exercise, then its solution" if answers else "the exercises only; the answer key is separate"
     intro = (
         f"<h1>{kind}: {chapter.title}</h1>"
         f'<p class="scheme">Points: {scheme} (★ reading, ★★ computing with the library, ★★★ proving or designing); '
@@ -189,7 +190,7 @@ def handout_html(chapter: Chapter, html: Path, *, answers: bool) -> tuple[str, i
     )
     if not answers:
         intro += "<p>Name: ______________________________</p>"
-    doc = f'<!DOCTYPE html><html lang="en"><head>{head}<title>benchvote: {kind}, {chapter.title}</title></head>'
+    doc = f'<!DOCTYPE html><html lang="en" data-theme="light"><head>{head}<title>benchvote: {kind}, {chapter.title}</title></head>'
     doc += f'<body class="handout"><main class="handout">{intro}{"".join(body)}</main></body></html>'
     return doc, n_ex, total
 
@@ -203,7 +204,7 @@ def title_page(html: Path, pages: list[tuple[str, str]]) -> str:
     soup = _soup(html / "book" / "intro.html")
     items = "".join(f"<li>{title}</li>" for _, title in pages)
     return (
-        f'<!DOCTYPE html><html lang="en"><head>{_head(soup)}<title>benchvote</title></head>'
+        f'<!DOCTYPE html><html lang="en" data-theme="light"><head>{_head(soup)}<title>benchvote</title></head>'
         '<body class="handout"><main class="handout">'
         f"<h1>{cff['title']}</h1><p>{cff['authors'][0]['name']}</p>"
         f"<p>Version {benchvote.__version__}, {cff['date-released']}. PDF edition of the book's web pages; the "
