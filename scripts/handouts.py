@@ -190,7 +190,8 @@ def handout_html(chapter: Chapter, html: Path, *, answers: bool) -> tuple[str, i
     )
     if not answers:
         intro += "<p>Name: ______________________________</p>"
-    doc = f'<!DOCTYPE html><html lang="en" data-theme="light"><head>{head}<title>benchvote: {kind}, {chapter.title}</title></head>'
+    doc = '<!DOCTYPE html><html lang="en" data-theme="light">'
+    doc += f"<head>{head}<title>benchvote: {kind}, {chapter.title}</title></head>"
     doc += f'<body class="handout"><main class="handout">{intro}{"".join(body)}</main></body></html>'
     return doc, n_ex, total
 
