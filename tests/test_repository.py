@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchvote import _repository
-from benchvote._repository import ENV, origin_remote, repository_url, web_address
+from benchvote._repository import ENV, repository_url, web_address
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,22 +47,34 @@ def test_web_address_of_a_remote(remote, address):
     assert web_address(remote) == address
 
 
-def test_repository_is_read_from_a_fake_origin(tmp_path):
+def test_the_book_reads_a_fake_origin_and_passes_it_on(tmp_path):
+    repolinks = _repolinks()
     checkout = _git_checkout(tmp_path / "clone", "git@github.com:someone/fork.git")
-    assert origin_remote(checkout) == "git@github.com:someone/fork.git"
-    assert repository_url(environ={}, checkout=checkout) == "https://github.com/someone/fork"
+    assert repolinks.origin_remote(checkout) == "git@github.com:someone/fork.git"
+    environ: dict[str, str] = {}
+    assert repolinks.build_repository(environ, checkout) == "https://github.com/someone/fork"
+    assert repository_url(environ) == "https://github.com/someone/fork", "the kernels see the same address"
 
 
 def test_no_origin_and_no_git_mean_no_repository(tmp_path):
-    assert repository_url(environ={}, checkout=_git_checkout(tmp_path / "bare", None)) is None
+    repolinks = _repolinks()
+    environ: dict[str, str] = {}
+    assert repolinks.build_repository(environ, _git_checkout(tmp_path / "bare", None)) is None
+    assert environ == {ENV: ""}, "the kernels are told there is none"
     (tmp_path / "plain").mkdir()
-    assert repository_url(environ={}, checkout=tmp_path / "plain") is None
+    assert repolinks.build_repository({}, tmp_path / "plain") is None
 
 
 def test_the_environment_overrides_origin_and_empty_means_none(tmp_path):
+    repolinks = _repolinks()
     checkout = _git_checkout(tmp_path / "clone", "https://github.com/someone/fork")
-    assert repository_url(environ={ENV: "https://gitlab.com/g/p.git"}, checkout=checkout) == "https://gitlab.com/g/p"
-    assert repository_url(environ={ENV: ""}, checkout=checkout) is None
+    assert repolinks.build_repository({ENV: "https://gitlab.com/g/p.git"}, checkout) == "https://gitlab.com/g/p"
+    assert repolinks.build_repository({ENV: ""}, checkout) is None
+
+
+def test_without_the_variable_the_library_links_no_repository(monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    assert repository_url() is None
 
 
 def test_book_theme_options_with_and_without_a_repository():
@@ -104,11 +115,3 @@ def test_internal_error_names_the_repository_issues_only_when_known(monkeypatch,
     assert cli._internal(RuntimeError("boom")) == 1
     err = capsys.readouterr().err
     assert "http" not in err and "report it to the benchvote authors" in err
-
-
-def test_this_checkout_links_its_own_origin_or_nothing(monkeypatch):
-    monkeypatch.delenv(ENV, raising=False)
-    _repository._origin_address.cache_clear()
-    remote = origin_remote(_repository.CHECKOUT)
-    expected = None if remote is None else web_address(remote)
-    assert repository_url() == expected

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib.util
+import os
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
@@ -18,8 +20,6 @@ import pytest
 import yaml
 from chromium import CHROMIUM, FLAGS
 from explorable_checks import CHECKS, check_steps, controls_change_charts
-
-from benchvote._repository import repository_url
 
 pytestmark = pytest.mark.site
 
@@ -145,7 +145,10 @@ def test_every_chapter_has_a_figure_with_alt_text_and_caption(server, browser):
 
 def test_chapters_offer_binder_only_with_a_repository_and_always_the_ipynb(server, browser):
     """The launch and repository buttons name the build's own repository (git's origin), or are left out."""
-    repo = repository_url()
+    spec = importlib.util.spec_from_file_location("repolinks", ROOT / "book" / "_ext" / "repolinks.py")
+    repolinks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(repolinks)
+    repo = repolinks.build_repository(dict(os.environ), ROOT)  # what the build read
     for path in toc_pages():
         if not path.startswith("notebooks/"):
             continue

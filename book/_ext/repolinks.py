@@ -1,8 +1,10 @@
 """The book's launch (Binder) and repository buttons point at the repository the book is built from.
 
-The address comes from :func:`benchvote._repository.repository_url`: the
-environment variable ``BENCHVOTE_REPOSITORY`` if set (empty: none), else git's
-``origin`` remote of the checkout.  ``_config.yml`` names no repository.  With
+The address is the environment variable ``BENCHVOTE_REPOSITORY`` if it is set
+(empty: none), else git's ``origin`` remote of the checkout, read here at build
+time and put into that variable, so that the chapters' kernels (which inherit
+it) make audit reports that link to the same repository
+(:func:`benchvote._repository.repository_url`).  ``_config.yml`` names no repository.  With
 an address, the theme's repository button and Binder launch button use it; with
 none, both buttons are left out (no link to a repository that may not exist),
 and the page still offers its ``.ipynb`` twin for download, which the theme
@@ -11,15 +13,42 @@ would otherwise only copy while it builds the launch links.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 from sphinx.util import logging
 
-from benchvote._repository import ENV, repository_url
+from benchvote._repository import ENV, repository_url, web_address
 
 LOGGER = logging.getLogger(__name__)
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def origin_remote(checkout: Path) -> str | None:
+    """The url of git's ``origin`` remote of ``checkout``, or None (no git, no repository, no origin)."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else None
+
+
+def build_repository(environ: MutableMapping[str, str], checkout: Path) -> str | None:
+    """``BENCHVOTE_REPOSITORY`` if set, else ``origin``'s web address (None: no repository); kept in ``environ``."""
+    if ENV not in environ:
+        remote = origin_remote(checkout)
+        environ[ENV] = (web_address(remote) or "") if remote else ""
+    return repository_url(environ)
 
 
 def theme_links(options: dict[str, Any], url: str | None) -> dict[str, Any]:
@@ -38,7 +67,7 @@ def theme_links(options: dict[str, Any], url: str | None) -> dict[str, Any]:
 
 
 def set_repository(app, config) -> None:
-    url = repository_url()
+    url = build_repository(os.environ, CHECKOUT)
     config.html_theme_options = theme_links(config.html_theme_options, url)
     app.env_repository_url = url  # read by the page handler below
     LOGGER.info("repository links: %s (set %s to change)", url or "none", ENV)
