@@ -6,8 +6,6 @@ import importlib.util
 import subprocess
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from benchvote._repository import ENV, repository_url, web_address
@@ -87,22 +85,6 @@ def test_book_theme_options_with_and_without_a_repository():
     assert "repository_url" not in unlinked and not unlinked["use_repository_button"]
     assert not unlinked["launch_buttons"], "no launch button without a repository"
     assert config["repository_url"] == "", "the caller's options are not changed"
-
-
-def _report(monkeypatch, value: str) -> str:
-    from benchvote.audit import audit
-
-    monkeypatch.setenv(ENV, value)
-    rng = np.random.default_rng(0)
-    scores = pd.DataFrame(rng.random((5, 3)), index=[f"m{i}" for i in range(5)], columns=["a", "b", "c"])
-    return audit(scores, n_boot=20, top_models=5).to_html()
-
-
-def test_audit_report_links_chapters_only_when_there_is_a_repository(monkeypatch):
-    linked = _report(monkeypatch, "git@github.com:someone/fork.git")
-    assert "https://github.com/someone/fork/blob/main/notebooks/" in linked
-    unlinked = _report(monkeypatch, "")
-    assert "github.com" not in unlinked and "The book's chapter" not in unlinked
 
 
 def test_internal_error_names_the_repository_issues_only_when_known(monkeypatch, capsys):

@@ -2,8 +2,7 @@
 
 The address is the environment variable ``BENCHVOTE_REPOSITORY`` if it is set
 (empty: none), else git's ``origin`` remote of the checkout, read here at build
-time and put into that variable, so that the chapters' kernels (which inherit
-it) make audit reports that link to the same repository
+time and put into that variable, which the chapters' kernels inherit
 (:func:`benchvote._repository.repository_url`).  ``_config.yml`` names no repository.  With
 an address, the theme's repository button and Binder launch button use it; with
 none, both buttons are left out (no link to a repository that may not exist),

@@ -1,12 +1,12 @@
 """Where the project lives: the one place that decides the repository address of links.
 
-The audit report's links to the chapters and the command's bug-report address
-point at the repository named by the environment variable
-``BENCHVOTE_REPOSITORY``; without it (or with an empty value) they are left out
-rather than pointing at a repository that may not exist.  The book build sets
-the variable from git's ``origin`` remote of the checkout (``book/_ext/repolinks.py``,
-which also sets the book's launch and repository buttons from it), so the
-reports that the chapters run link to the repository the book is built from.
+The command's bug-report address points at the repository named by the
+environment variable ``BENCHVOTE_REPOSITORY``; without it (or with an empty
+value) the message names no address rather than one that may not exist.  The
+book build sets the variable from git's ``origin`` remote of the checkout
+(``book/_ext/repolinks.py``, which also sets the book's launch and repository
+buttons from it).  The audit report links the book's chapters only through
+``--book-url``.
 
 A remote is accepted as an ``https://host/owner/name`` address, or in the
 ``git@host:owner/name`` and ``ssh://git@host/owner/name`` forms, which are
