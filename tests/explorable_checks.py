@@ -284,6 +284,10 @@ def check_effort(root, rng: np.random.Generator, settings: int = 5) -> int:
         assert np.array_equal(np.asarray(v["active"])[big], plan.active[big])
         gain = float(np.sum(a * np.log1p(b * plan.allocation))) / n
         assert abs(v["gain"] - gain) < 1e-7
+        for chart in ("curves", "level"):  # the effort axis carries its values, up to the budget
+            ticks = root.locator(f"svg[data-chart={chart}] text[data-tick]")
+            assert ticks.count() == 5, f"the {chart} chart's effort axis has no values"
+            assert abs(float(ticks.last.get_attribute("data-tick")) - v["budget"]) < 1e-9
         return a, b
 
     for s in range(settings):

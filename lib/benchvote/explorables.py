@@ -767,17 +767,19 @@ def _knockout_steps(frame: pd.DataFrame, direction: np.ndarray, tol: float) -> l
     if best is None:
         return []
     _, i, j, got = best
-    said = []
+    said, shown = [], []
     for rule, b, a in zip(("mean of observed", "one-level Borda"), base, got):
         words = _describe(b, a, labels)
         more = f" and {len(words) - 2} more" if len(words) > 2 else ""
         said.append(f"{rule}: {', '.join(words[:2])}{more}" if words else f"{rule}: no pair changes order")
+        shown.append(f"{rule}: {', '.join(words)}" if words else said[-1])  # the page lists every change
     return [
         _step(
             f"Untick {labels[i]}'s score on {frame.columns[j]} ({frame.to_numpy(dtype=float)[i, j]:g}).",
             "; ".join(said),
             [{"op": "boxes", "off": [f"cell-{i}-{j}"]}],
             {"meanRanks": got[0], "bordaRanks": got[1]},
+            text=["1 cell removed", "; ".join(shown)],
         )
     ]
 

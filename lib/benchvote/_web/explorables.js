@@ -266,6 +266,16 @@
       return svg;
     }
 
+    /** Tick marks and values on an effort axis: 0, a quarter, half, three quarters and all of the budget. */
+    function effortTicks(svg, px, y0, budget) {
+      for (let k = 0; k <= 4; k++) {
+        const t = (k / 4) * budget;
+        svg.appendChild(sv("line", { x1: px(t), y1: y0, x2: px(t), y2: y0 + 4, stroke: "#555" }));
+        svg.appendChild(sv("text", { x: px(t), y: y0 + 16, "text-anchor": "middle", class: "bv-label",
+          "data-tick": String(t) }, fmt(t, 2)));
+      }
+    }
+
     /** The return curves f_i(x) = a_i log(1 + b_i x) on [0, budget], each with a dot at its optimal effort. */
     function curveChart(a, b, x, tasks, budget) {
       const width = 520;
@@ -287,6 +297,7 @@
       svg.appendChild(sv("line", { x1: left, y1: py(0), x2: left, y2: py(hi), stroke: "#555" }));
       svg.appendChild(sv("text", { x: (left + px(budget)) / 2, y: height - 8, "text-anchor": "middle", class: "bv-axis" },
         "effort x"));
+      effortTicks(svg, px, py(0), budget);
       const yl = (top + height - bottom) / 2;
       svg.appendChild(sv("text", { x: 14, y: yl, transform: `rotate(-90 14 ${yl})`, "text-anchor": "middle",
         class: "bv-axis" }, "score gain f(x)"));
@@ -328,6 +339,7 @@
       svg.appendChild(sv("line", { x1: left, y1: py(0), x2: left, y2: py(hi), stroke: "#555" }));
       svg.appendChild(sv("text", { x: (left + px(budget)) / 2, y: height - 8, "text-anchor": "middle", class: "bv-axis" },
         "effort x"));
+      effortTicks(svg, px, py(0), budget);
       const yl = (top + height - bottom) / 2;
       svg.appendChild(sv("text", { x: 14, y: yl, transform: `rotate(-90 14 ${yl})`, "text-anchor": "middle",
         class: "bv-axis" }, "marginal return f\u2032(x)"));
@@ -394,13 +406,16 @@
       return [summary, slot];
     }
 
+    /** How a changed pair now stands, in the library's words ("A now ahead of B", "A and B now tie"). */
+    function pairWords(after, labels, i, j) {
+      const a = labels[i];
+      const b = labels[j];
+      if (after[i] === after[j]) return `${a} and ${b} now tie`;
+      return after[i] < after[j] ? `${a} now ahead of ${b}` : `${b} now ahead of ${a}`;
+    }
+
     function describeChanges(before, after, labels, changed) {
-      const say = ([i, j]) => {
-        const a = labels[i];
-        const b = labels[j];
-        if (after[i] === after[j]) return `${a} and ${b} now tie`;
-        return after[i] < after[j] ? `${a} now ahead of ${b}` : `${b} now ahead of ${a}`;
-      };
+      const say = ([i, j]) => pairWords(after, labels, i, j);
       const names = changed.slice(0, 4).map(say).join("; ");
       const more = changed.length > 4 ? ` and ${changed.length - 4} more` : "";
       return changed.length ? `: ${names}${more}` : "";
@@ -579,7 +594,6 @@
     kinds["label-noise"] = function (root, d) {
       const n = d.tasks.length;
       root.appendChild(el("div", { class: "bv-heading" }, "Share of intact labels per task:"));
-      const sliderNames = shortLabels(d.tasks, 22);
       // a logarithmic scale: the slider's value is log10(alpha), so half its length lies below sqrt(eps)
       const lo = Math.log10(d.eps);
       const alphaOf = (input) => {
@@ -587,7 +601,7 @@
         return v <= lo ? d.eps : v >= 0 ? 1 : Math.pow(10, v);
       };
       const sliders = d.tasks.map((t, k) => {
-        const s = slider(`alpha-${k}`, 0, lo, 0, "any", sliderNames[k], t);
+        const s = slider(`alpha-${k}`, 0, lo, 0, "any", t, t);
         const out = s.querySelector("output");
         s.refresh = () => {
           const a = alphaOf(s.input);
@@ -615,7 +629,7 @@
       function meansTable(plain, means, b, a) {
         const table = el("table", { class: "bv-rates", "data-table": "means" });
         table.appendChild(el("caption", {}, "Mean score with clean labels, weighted mean with these shares " +
-          "(sum of alpha times score over sum of alpha) and rank among the models shown."));
+          "(sum of alpha times score over sum of alpha) and rank among the models shown; rows in bold red change rank."));
         const head = el("tr", {});
         ["model", "mean", "weighted mean", "rank"].forEach((h) => head.appendChild(el("th", {}, h)));
         table.appendChild(head);
@@ -636,8 +650,8 @@
         const after = midranks(means, d.tol);
         const tau = kendallDistance(d.before, after);
         const mrc = maxRankChange(d.before, after);
-        summary.innerHTML = `All ${d.models.length} models: Kendall tau distance <b>${fmt(tau, 3)}</b>, ` +
-          `max rank change <b>${fmt(mrc, 3)}</b>.`;
+        summary.textContent = `All ${d.models.length} models: Kendall tau distance ${fmt(tau, 3)}, ` +
+          `max rank change ${fmt(mrc, 3)}.`;
         const b = rerank(d.shown.map((i) => d.before[i]));
         const a = rerank(d.shown.map((i) => after[i]));
         const labels = d.shown.map((i) => d.models[i]);
@@ -701,8 +715,8 @@
         });
         figs.forEach((fig, k) => {
           const table = el("table", { class: "bv-rates", "data-table": `scores-${k}` });
-          table.appendChild(el("caption", {}, k === 0 ? "mean of each model's observed scores" :
-            "expected (task, model) pairs beaten"));
+          table.appendChild(el("caption", {}, (k === 0 ? "Mean of each model's observed scores" :
+            "Expected (task, model) pairs beaten") + "; rows in bold red change rank."));
           const head = el("tr", {});
           ["model", "all scores", pct, "rank"].forEach((h) => head.appendChild(el("th", {}, h)));
           table.appendChild(head);
@@ -716,7 +730,7 @@
           fig.appendChild(table);
         });
         slot.replaceChildren(...figs);
-        summary.innerHTML = d.rules.map((rule, k) => `${rule}: Kendall tau distance <b>${fmt(st.tau[k], 3)}</b>`)
+        summary.textContent = d.rules.map((rule, k) => `${rule}: Kendall tau distance ${fmt(st.tau[k], 3)}`)
           .join("; ") + ` (${st.missing} cells missing).`;
         view = { share: st.share, missing: st.missing, ranks: st.ranks, tau: st.tau, values: st.values };
       }
@@ -806,11 +820,22 @@
         }), `${name}: score and rank of each model`)));
         const order = (r) => d.models.map((x, i) => [r[i], i]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
           .map(([, i]) => d.models[i]).join(" > ");
-        summary.innerHTML = `<b>${removed.length}</b> cell(s) removed.`;
+        // every pair whose order differs from the full table, in the words of the guided step
+        const said = rules.map(([name, , r]) => {
+          const words = changedPairs(base[name], r).map(([i, j]) => pairWords(r, d.models, i, j));
+          return `${name}: ${words.length ? words.join(", ") : "no pair changes order"}`;
+        });
+        const where = removed.map(([x, t]) => `${x} on ${t}`).join(", ");
+        summary.textContent = removed.length
+          ? `${removed.length} ${removed.length === 1 ? "cell" : "cells"} removed (${where}). ` +
+            `Against the full table, ${said.join("; ")}.`
+          : "No cell removed: both rules rank the full table.";
         view = { removed, mean: got.mean, borda: got.borda, meanRanks: got.meanRanks, bordaRanks: got.bordaRanks,
           orders: [order(got.meanRanks), order(got.bordaRanks)] };
       }
 
+      const full = compute(d.values);
+      const base = full.error ? {} : { "mean of observed": full.meanRanks, "one-level Borda": full.bordaRanks };
       boxes.forEach(([, , b]) => b.addEventListener("change", redraw));
       redraw();
       return () => view;
@@ -863,8 +888,8 @@
         const gain = a.reduce((s, ai, i) => s + ai * Math.log1p(b[i] * plan.allocation[i]), 0) / n;
         const even = a.reduce((s, ai, i) => s + ai * Math.log1p((b[i] * budget) / n), 0) / n;
         const active = plan.active.filter(Boolean).length;
-        summary.innerHTML = `Water level <b>${fmt(plan.level, 3)}</b>; ${active} of ${n} tasks get effort. ` +
-          `Mean-score gain: optimal <b>${fmt(gain, 3)}</b>, even split ${fmt(even, 3)}.`;
+        summary.textContent = `Water level ${fmt(plan.level, 3)}; ${active} of ${n} tasks get effort. ` +
+          `Mean-score gain: optimal ${fmt(gain, 3)}, even split ${fmt(even, 3)}.`;
         const fig = figure(curveChart(a, b, plan.allocation, d.tasks, budget), d.caption);
         fig.insertBefore(barChart(plan.allocation, d.tasks, {
           title: "effort per task", name: "allocation", min: 0, max: budget, digits: 3, active: plan.active,
