@@ -747,7 +747,7 @@
       root.appendChild(el("div", { class: "bv-heading" }, "Untick a cell to remove that score:"));
       const grid = el("div", { class: "bv-grid bv-cells", style: `grid-template-columns: repeat(${n + 1}, auto)` });
       grid.appendChild(el("span", {}, ""));
-      shortLabels(d.tasks, 14).forEach((t) => grid.appendChild(el("b", {}, t)));
+      d.tasks.forEach((t) => grid.appendChild(el("b", { class: "bv-colhead" }, t)));  // full names, wrapped
       const boxes = [];
       for (let i = 0; i < m; i++) {
         grid.appendChild(el("b", {}, d.models[i]));
