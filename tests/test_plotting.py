@@ -208,3 +208,99 @@ def test_okabe_ito_colours_pass_and_tab10_does_not():
 
     assert figure_problems(facts(okabe)) == []
     assert figure_problems(facts(tab10))
+
+
+def test_a_pale_line_on_white_is_a_problem_and_the_line_palette_has_none():
+    from benchvote.plotting import OKABE_ITO, OKABE_ITO_LINES, figure_facts, figure_problems
+
+    fig, ax = plt.subplots()
+    for k, colour in enumerate(OKABE_ITO):
+        ax.plot([0, 1], [k, k], color=colour)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    problems = figure_problems(figure_facts(fig))
+    plt.close(fig)
+    assert problems == ["axes 0: #f0e442 is too pale on white (1.32:1)"]  # WCAG ratio of Okabe–Ito yellow
+    fig, ax = plt.subplots()
+    for k, colour in enumerate(OKABE_ITO_LINES):
+        ax.plot([0, 1], [k, k], color=colour)
+        ax.text(0.5, k, f"line {k}", color=colour)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    assert figure_problems(figure_facts(fig)) == []
+    plt.close(fig)
+
+
+def _text_sizes(svg: str) -> tuple[float, list[float]]:
+    """The SVG's width and the font sizes of its words (in its own units)."""
+    import re
+
+    width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
+    return width, [float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg)]
+
+
+def test_narrow_twin_stacks_panels_in_reading_order_and_leaves_the_figure_alone():
+    from benchvote.plotting import NARROW_WIDTH, _svg, narrow_twin
+
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    for k, ax in enumerate(axes.flat):
+        ax.set_title(f"panel {k}")
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+    fig.tight_layout()
+    before = [ax.get_position().bounds for ax in fig.axes]
+    twin = narrow_twin(fig)
+    assert [ax.get_position().bounds for ax in fig.axes] == before and tuple(fig.get_size_inches()) == (10, 8)
+    assert twin not in [plt.figure(n) for n in plt.get_fignums()]
+    assert 0.8 * 72 * NARROW_WIDTH <= _text_sizes(_svg(twin))[0] <= 1.02 * 72 * NARROW_WIDTH  # the saved image
+    tops = [ax.get_position().y0 for ax in twin.axes]
+    lefts = {round(ax.get_position().x0, 2) for ax in twin.axes}
+    assert [ax.get_title() for ax in twin.axes] == [f"panel {k}" for k in range(4)]
+    assert tops == sorted(tops, reverse=True) and len(lefts) == 1  # one column, top to bottom
+    plt.close(fig)
+
+
+def test_narrow_twin_text_is_legible_across_a_phone_and_nothing_overlaps():
+    from benchvote.plotting import NARROW_SMALLEST_TEXT, _svg, narrow_twin
+
+    rng = np.random.default_rng(1)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    x, y = rng.random(40), rng.random(40)
+    for ax in axes:
+        ax.scatter(x, y)
+        for i in range(40):
+            ax.annotate(f"board {i}", (x[i], y[i]), fontsize=5)
+        ax.set_xlabel("x")
+        ax.set_ylabel("y")
+    for k in range(8):
+        axes[1].plot([0, 1], [k, k], label=f"line {k}")
+    axes[1].legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=6)
+    fig.tight_layout()
+    twin = narrow_twin(fig)
+    width, sizes = _text_sizes(_svg(twin))
+    column = 350  # CSS pixels across a phone's column at 390 px
+    assert min(sizes) >= NARROW_SMALLEST_TEXT and min(sizes) * column / width >= 9
+    renderer = twin.canvas.get_renderer()
+    for ax in twin.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible()]
+        assert 0 < len(boxes) < 40  # fewer labels, none on another
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+        legend = ax.get_legend()
+        if legend is not None:  # moved under the axes, inside the figure's width
+            assert legend.get_window_extent(renderer).x1 <= twin.bbox.x1
+    plt.close(fig)
+
+
+def test_narrow_twin_gives_a_bump_chart_room_for_its_labels():
+    from benchvote.plotting import _svg, narrow_twin
+
+    names = [f"organisation/a-long-model-name-{i}-v2" for i in range(12)]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    bump_chart(np.arange(1, 13), np.arange(12, 0, -1), names, ax=ax)
+    fig.tight_layout()
+    twin = narrow_twin(fig)
+    width, sizes = _text_sizes(_svg(twin))
+    assert width <= 72 * twin.get_size_inches()[0] * 1.05  # the labels do not widen the image
+    labels = [t.get_text() for t in twin.axes[0].texts[0::2]]
+    assert len(set(labels)) == 12 and all(len(t) < len(names[0]) for t in labels)
+    plt.close(fig)

@@ -435,3 +435,112 @@ def test_explorable_labels_never_overlap(server, browser, path, width):
         assert not errors, errors
     finally:
         context.close()
+
+
+def _page_contents_shown(page) -> bool:
+    """A link of the page's contents ("On this page") is on screen."""
+    return page.evaluate(
+        """() => Array.from(document.querySelectorAll('.bd-toc-nav a, #pst-page-toc-nav a')).some(a => {
+             const r = a.getBoundingClientRect();
+             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth && r.top < innerHeight
+               && r.bottom > 0 && getComputedStyle(a).visibility !== 'hidden';
+           })"""
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_contents_button_opens_and_closes_the_contents_on_a_phone(server, browser, scheme):
+    context, page, errors = _open(browser, server, CHAPTER, 390, scheme)
+    try:
+        toggle = page.locator(".secondary-toggle:visible")
+        assert toggle.count() == 1, "the theme shows one page-contents button on a phone"
+        assert not _page_contents_shown(page), "the page's contents start closed on a phone"
+        toggle.click()
+        page.wait_for_timeout(400)
+        assert _page_contents_shown(page), "the page-contents button did nothing"
+        assert toggle.get_attribute("aria-expanded") == "true"
+        page.screenshot(path=str(SHOTS / f"page_contents__390_{scheme}.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(400)
+        assert not _page_contents_shown(page), "Escape did not close the page's contents"
+        toggle.click()
+        page.wait_for_timeout(300)
+        link = page.locator("#pst-secondary-sidebar-modal nav a:visible").nth(1)
+        target = link.get_attribute("href")
+        link.click()
+        page.wait_for_timeout(500)
+        assert not _page_contents_shown(page), "following a link of the contents left them open"
+        assert page.url.endswith(target) and toggle.get_attribute("aria-expanded") == "false"
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_first_visit_follows_the_system_colour_scheme(server, browser, scheme):
+    """A reader whose system prefers dark gets dark at once; the theme's switch still changes it."""
+    context = browser.new_context(viewport={"width": 390, "height": 860}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/{CHAPTER}", wait_until="networkidle")
+        assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+        other = "light" if scheme == "dark" else "dark"
+        page.locator(".theme-switch-button:visible").first.click()
+        assert page.evaluate("() => document.documentElement.dataset.theme") == other
+        page.reload(wait_until="networkidle")
+        assert page.evaluate("() => document.documentElement.dataset.theme") == other, "the choice is kept"
+    finally:
+        context.close()
+
+
+FIGURE_TEXT = """async () => {
+  const out = [];
+  for (const img of document.querySelectorAll('.bd-article figure img, .bd-article .cell_output img')) {
+    if (!img.offsetParent) continue;  // not shown at this width (the other layout of the figure)
+    const r = img.getBoundingClientRect();
+    const box = img.closest('figure, .output') || img.parentElement;
+    const item = {src: img.src.split('/').pop(), left: r.left, right: r.right,
+                  scrolls: box.scrollWidth > box.clientWidth + 1, smallest: null};
+    if (img.src.endsWith('.svg')) {
+      const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), 'image/svg+xml');
+      const width = svg.documentElement.viewBox.baseVal.width;
+      const sizes = Array.from(svg.querySelectorAll('text'))
+        .filter(t => t.textContent.trim())
+        .map(t => parseFloat(((t.getAttribute('style') || '').match(/font-size:\\s*([\\d.]+)px/) || [0, 0])[1]));
+      item.smallest = Math.min(...sizes) * r.width / width;
+    }
+    out.push(item);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", [p for p in toc_pages() if p.startswith("notebooks/")])
+def test_figures_fit_a_phone_and_their_text_stays_legible(server, browser, path, scheme):
+    """At 390 px every figure shows its phone layout: inside the screen, no sideways scrolling, text >= 9 px.
+
+    The text size is measured in the SVG the page shows: each word's font size times the ratio of the
+    image's width on screen to the SVG's own width.  Explorable charts fit the screen too.
+    """
+    context, page, errors = _open(browser, server, path, 390, scheme)
+    try:
+        page.wait_for_timeout(300)
+        figures = page.evaluate(FIGURE_TEXT)
+        assert figures, f"{path}: no figure shown at 390 px"
+        for fig in figures:
+            assert fig["smallest"] is not None, f"{path}: {fig['src']} has no phone layout"
+            assert fig["smallest"] >= 9, f"{path}: text of {fig['smallest']:.1f} px in {fig['src']} at 390 px"
+            assert fig["left"] >= 0 and fig["right"] <= 390, f"{path}: {fig['src']} leaves the screen: {fig}"
+            assert not fig["scrolls"], f"{path}: {fig['src']} scrolls sideways"
+        charts = page.locator(".bv-explorable svg").evaluate_all(
+            "svgs => svgs.filter(s => s.getBoundingClientRect().width > 0)"
+            ".map(s => [s.getBoundingClientRect().left, s.getBoundingClientRect().right])"
+        )
+        assert all(left >= 0 and right <= 390 for left, right in charts), f"{path}: a chart leaves the screen {charts}"
+        for k, fig in enumerate(page.locator(".bd-article figure").all()):
+            fig.scroll_into_view_if_needed()
+            fig.screenshot(path=str(SHOTS / f"phone_figure__{Path(path).stem}_{k}_{scheme}.png"))
+        assert not errors, errors
+    finally:
+        context.close()

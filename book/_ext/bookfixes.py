@@ -8,13 +8,20 @@
   in a cell's metadata) may hold ``{{key}}`` placeholders, replaced by the plain
   text of the value glued under ``key`` on the same page.  An unknown key is a
   warning, so the ``-W`` build fails.
+- Figures on a phone: a figure output whose metadata holds a phone layout
+  (``benchvote-narrow``, written by ``benchvote.plotting.phone_twins`` while the
+  chapter executes) becomes two images, the wide PNG (class ``bv-wide``) and the
+  phone layout as SVG (class ``bv-narrow``); ``book/static/book.css`` shows one
+  of them by the screen's width.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from docutils import nodes
+from myst_nb.core.render import NbElementRenderer
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
@@ -77,7 +84,26 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = unique
 
 
+NARROW = "benchvote-narrow"
+_render_image = NbElementRenderer.render_image
+
+
+def render_image_with_phone_layout(self, data):
+    """myst-nb's image output, followed by the figure's phone layout when it has one."""
+    out = _render_image(self, data)
+    svg = data.output_metadata.get(data.mime_type, {}).get(NARROW)
+    if not svg or len(out) != 1:
+        return out
+    wide = out[0]
+    body = svg.encode("utf-8")
+    uri = self.write_file([f"{hashlib.sha256(body).hexdigest()}.svg"], body, overwrite=False, exists_ok=True)
+    narrow = nodes.image(uri=uri, alt=wide.get("alt", ""), classes=[*wide.get("classes", []), "bv-narrow"])
+    wide["classes"] = [*wide.get("classes", []), "bv-wide"]
+    return [wide, narrow]
+
+
 def setup(app):
+    NbElementRenderer.render_image = render_image_with_phone_layout
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.add_post_transform(GluedAltText)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,11 +16,14 @@ from .ranking import changed_pairs
 
 __all__ = [
     "OKABE_ITO",
+    "OKABE_ITO_LINES",
     "RED_GREEN_MAPS",
     "bump_chart",
     "figure_facts",
     "figure_problems",
     "majority_graph",
+    "narrow_twin",
+    "phone_twins",
     "rank_interval_chart",
     "record_figures",
     "short_labels",
@@ -218,6 +221,7 @@ def bump_chart(
                 )
             )
     ax.set_xlim(*_label_room(ax, texts, full))
+    ax._benchvote_labels = (texts, full)  # type: ignore[attr-defined]  # narrow_twin makes room again
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
     ax.set_xticks([0, 1], titles)
@@ -382,6 +386,11 @@ def rank_interval_chart(
 #: The Okabe–Ito palette (Okabe and Ito 2008), distinguishable with the common colour-vision
 #: deficiencies; the book's colour cycle.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+#: The Okabe–Ito colours a thin line or a small marker on white can use: all but the yellow,
+#: whose contrast with white (1.3:1) is under :data:`PALE_ON_WHITE`.
+OKABE_ITO_LINES = tuple(c for c in OKABE_ITO if c != "#F0E442")
+#: The smallest contrast ratio (WCAG) with white that a line, a marker or a text of a figure needs.
+PALE_ON_WHITE = 2.0
 
 #: Colour maps that put red against green (or run through both), unreadable with the commonest
 #: colour-vision deficiencies; matplotlib names, reversed variants included.
@@ -416,7 +425,8 @@ def figure_facts(fig: Any) -> dict:
         labels, its legend entries, its text labels grouped by horizontal anchor
         (``texts``: a list of lists), the colour maps of its images and collections
         (``cmaps``) and the distinct colours of its lines, patches and markers
-        (``colours``, as ``#rrggbb``; white and fully transparent ones left out).
+        (``colours``, as ``#rrggbb``; white and fully transparent ones left out), and the
+        colours of its lines and texts (``strokes``).
     """
     from matplotlib.colors import to_hex, to_rgba_array
 
@@ -448,6 +458,8 @@ def figure_facts(fig: Any) -> dict:
                 if row[3] > 0:
                     colours.add(to_hex(row[:3]))
         colours.discard("#ffffff")
+        strokes = {to_hex(to_rgba_array(line.get_color())[0][:3]) for line in ax.lines if line.get_visible()}
+        strokes |= {to_hex(to_rgba_array(t.get_color())[0][:3]) for t in ax.texts if t.get_visible() and t.get_text().strip()}
         out.append(
             {
                 "xlabel": ax.get_xlabel(),
@@ -460,9 +472,17 @@ def figure_facts(fig: Any) -> dict:
                     {a.get_cmap().name for a in [*ax.images, *ax.collections] if a.get_array() is not None}
                 ),
                 "colours": sorted(colours),
+                "strokes": sorted(strokes),
             }
         )
     return {"axes": out}
+
+
+def _luminance(hex_colour: str) -> float:
+    """WCAG relative luminance of a ``#rrggbb`` colour."""
+    rgb = np.array([int(hex_colour[k : k + 2], 16) / 255 for k in (1, 3, 5)])
+    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(lin @ [0.2126, 0.7152, 0.0722])
 
 
 def _lab(hex_colours: Sequence[str], deficiency: str | None = None) -> np.ndarray:
@@ -485,7 +505,8 @@ def figure_problems(facts: dict, *, distinct: float = 12.0, confusable: float = 
     (numbers such as edge margins may repeat), a red–green colour map
     (:data:`RED_GREEN_MAPS`), or two colours that a reader with normal vision tells apart
     (CIELAB distance at least ``distinct``) but that come within ``confusable`` of each other
-    for a reader with deuteranopia or protanopia (Machado et al. 2009, full severity).
+    for a reader with deuteranopia or protanopia (Machado et al. 2009, full severity), or a
+    line or text too pale on the white background (contrast under :data:`PALE_ON_WHITE`).
 
     Parameters
     ----------
@@ -519,6 +540,10 @@ def figure_problems(facts: dict, *, distinct: float = 12.0, confusable: float = 
         bad = [c for c in ax["cmaps"] if c in RED_GREEN_MAPS]
         if bad:
             problems.append(f"{where}: red-green colour map {bad}")
+        for colour in ax.get("strokes", []):
+            ratio = 1.05 / (_luminance(colour) + 0.05)
+            if ratio < PALE_ON_WHITE:
+                problems.append(f"{where}: {colour} is too pale on white ({ratio:.2f}:1)")
         colours = ax["colours"]
         if len(colours) > 1:
             normal = _lab(colours)
@@ -540,8 +565,9 @@ def record_figures(path: Any) -> None:
     """In IPython, append :func:`figure_facts` of every figure a cell shows to a JSON-lines file.
 
     The book's chapters call it in a hidden cell so that a test can check every built
-    figure with :func:`figure_problems`.  The file is emptied first.  Outside IPython it
-    does nothing.
+    figure with :func:`figure_problems`; it also turns on :func:`phone_twins`, so that
+    every figure of the book has its phone layout.  The file is emptied first.  Outside
+    IPython it does nothing.
 
     Parameters
     ----------
@@ -571,8 +597,208 @@ def record_figures(path: Any) -> None:
                 record = {"cell": shell.execution_count, "figure": number, **figure_facts(fig)}
                 out.write(json.dumps(record) + "\n")
 
+    phone_twins()
     # before matplotlib's own post_execute callback, which shows and closes the figures
     callbacks = shell.events.callbacks["post_execute"]
     callbacks[:] = [c for c in callbacks if not getattr(c, "_benchvote_figure_log", False)]
     log._benchvote_figure_log = True  # type: ignore[attr-defined]
     callbacks.insert(0, log)
+
+
+# --------------------------------------------------------------------------- figures on a phone
+
+#: Width of a figure's phone layout, in inches: a phone's column (about 350 CSS pixels) shows
+#: a point of its text as about 350 / (72 * 4.2) = 1.16 pixels.
+NARROW_WIDTH = 4.2
+#: The smallest text of a phone layout, in points (about 9.8 pixels on a phone).
+NARROW_SMALLEST_TEXT = 8.5
+
+
+def _top_cell(ax: Any) -> Any:
+    """The cell of the figure's outermost grid that holds ``ax`` (None for a free-floating axes)."""
+    spec = ax.get_subplotspec()
+    return None if spec is None else spec.get_topmost_subplotspec()
+
+
+def _restack(fig: Any) -> int:
+    """Move the figure's panels into one column, in reading order; return the number of rows."""
+    from matplotlib.gridspec import GridSpec
+
+    cells = {}
+    for ax in fig.axes:
+        cell = _top_cell(ax)
+        if cell is not None:
+            cells.setdefault((cell.rowspan.start, cell.colspan.start), cell)
+    if not cells:
+        return 1
+    grid = next(iter(cells.values())).get_gridspec()
+    if grid.ncols == 1:
+        return grid.nrows
+    order = {key: k for k, key in enumerate(sorted(cells))}
+    column = GridSpec(len(order), 1, figure=fig)
+    moved = set()
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue
+        top = spec.get_topmost_subplotspec()
+        new = column[order[(top.rowspan.start, top.colspan.start)]]
+        if spec.get_gridspec() is grid:
+            ax.set_subplotspec(new)
+        else:  # a panel split by a colour bar: move the split, once
+            inner = spec.get_gridspec()
+            if id(inner) not in moved:
+                inner._subplot_spec = new
+                moved.add(id(inner))
+            ax.set_subplotspec(spec)
+    return len(order)
+
+
+def _declutter(fig: Any, renderer: Any) -> None:
+    """Hide a point label or a tick label that would overlap one drawn before it."""
+    from matplotlib.text import Annotation
+
+    for ax in fig.axes:
+        if getattr(ax, "_benchvote_labels", None) is not None:
+            continue  # a bump chart's labels are made to fit by _label_room
+        for group in (
+            [t for t in ax.texts if isinstance(t, Annotation) or t.get_text().strip()],
+            [t for t in ax.get_xticklabels() if t.get_text().strip()],
+            [t for t in ax.get_yticklabels() if t.get_text().strip()],
+        ):
+            kept: list = []
+            for t in group:
+                if not t.get_visible():
+                    continue
+                box = t.get_window_extent(renderer)
+                if any(box.overlaps(other) for other in kept):
+                    t.set_visible(False)
+                else:
+                    kept.append(box)
+
+
+def _legends_below(fig: Any, renderer: Any) -> None:
+    """Move a legend that sticks out of its axes on the right to below the axes, in two columns."""
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or legend.get_window_extent(renderer).x1 <= ax.get_window_extent(renderer).x1 + 1:
+            continue
+        handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
+        size = legend.get_texts()[0].get_fontsize() if labels else None
+        below = ax.transAxes.inverted().transform((0, ax.get_tightbbox(renderer).y0))[1]
+        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, below - 0.02), ncols=2,
+                  frameon=False, fontsize=size)
+
+
+def _lay_out(fig: Any) -> None:
+    """Place the figure's panels (tight layout, unless constrained layout does it while drawing), and draw."""
+    engine = fig.get_layout_engine()
+    if engine is None or engine.colorbar_gridspec:  # a pickled figure has a placeholder engine
+        fig.tight_layout()
+    fig.canvas.draw()
+
+
+def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
+    """A copy of ``fig`` laid out for a phone: one column of panels, ``width`` inches wide.
+
+    Panels side by side are stacked in reading order (each keeps its height), text smaller
+    than :data:`NARROW_SMALLEST_TEXT` points is enlarged to it, a bump chart makes room for
+    its labels again (shortening them), and a point or tick label that would overlap an
+    earlier one is left out (the caption, the alt text and the wide figure keep every label).
+    ``fig`` itself is not changed.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    width : float
+        Width in inches; shown across a phone's column, a point of text is about
+        ``350 / (72 * width)`` CSS pixels.
+
+    Returns
+    -------
+    matplotlib Figure
+        A new figure, not registered with pyplot.
+    """
+    import pickle
+    import warnings
+
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    twin = pickle.loads(pickle.dumps(fig))
+    if twin in [plt.figure(n) for n in plt.get_fignums()]:
+        plt.close(twin)  # unpickling registers a pyplot figure: the cell must not show it
+    FigureCanvasAgg(twin)
+    old_w, old_h = fig.get_size_inches()
+    grid_rows = max((c.get_gridspec().nrows for c in filter(None, map(_top_cell, fig.axes))), default=1)
+    rows = _restack(twin)
+    twin.set_size_inches(width, max(2.6, old_h / grid_rows * rows * (0.85 if rows > grid_rows else 1.0)))
+    for text in twin.findobj(Text):
+        if text.get_text().strip() and text.get_fontsize() < NARROW_SMALLEST_TEXT:
+            text.set_fontsize(NARROW_SMALLEST_TEXT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _lay_out(twin)
+        _legends_below(twin, twin.canvas.get_renderer())
+        for _ in range(3):  # labels beyond the axes widen the saved image: narrow the figure until it fits
+            _lay_out(twin)
+            renderer = twin.canvas.get_renderer()
+            for ax in twin.axes:
+                labels = getattr(ax, "_benchvote_labels", None)
+                if labels is not None:
+                    ax.set_xlim(*_label_room(ax, *labels))
+            _lay_out(twin)
+            extra = twin.get_tightbbox(twin.canvas.get_renderer()).width - width
+            if extra <= 0.02 * width:
+                break
+            twin.set_size_inches(twin.get_size_inches()[0] - extra, twin.get_size_inches()[1])
+        _lay_out(twin)
+        _declutter(twin, twin.canvas.get_renderer())
+    return twin
+
+
+def _svg(fig: Any) -> str:
+    """The figure as SVG text whose words stay text (so a test can measure them), byte-stable."""
+    import io
+
+    import matplotlib
+
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "benchvote"}):
+        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return out.getvalue()
+
+
+def phone_twins() -> None:
+    """In IPython, give every figure a cell shows a phone layout (:func:`narrow_twin`) beside it.
+
+    The PNG a figure shows is unchanged; its output metadata gains
+    ``{"image/png": {"benchvote-narrow": <SVG text>}}``, which the book's Sphinx extension
+    (``book/_ext/bookfixes.py``) turns into a second image shown instead on narrow screens.
+    Outside IPython, or without matplotlib's inline backend, it does nothing.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with Jupyter
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    from matplotlib.figure import Figure
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    try:
+        png = formatter.lookup_by_type(Figure)
+    except KeyError:
+        return
+    png = getattr(png, "_benchvote_wide", png)  # called again: wrap the backend's own function once
+
+    def both(fig: Any) -> Any:
+        wide = png(fig)
+        if not fig.axes or wide is None:
+            return wide
+        return wide, {"benchvote-narrow": _svg(narrow_twin(fig))}
+
+    both._benchvote_wide = png  # type: ignore[attr-defined]
+    formatter.for_type(Figure, both)
