@@ -24,7 +24,8 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 RUN = """async tags => {
   const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
   return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ` + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
+    .map(v => `${v.id} (${v.impact}, ${v.nodes.length} nodes): `
+      + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
 }"""
 
 

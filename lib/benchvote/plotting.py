@@ -459,7 +459,8 @@ def figure_facts(fig: Any) -> dict:
                     colours.add(to_hex(row[:3]))
         colours.discard("#ffffff")
         strokes = {to_hex(to_rgba_array(line.get_color())[0][:3]) for line in ax.lines if line.get_visible()}
-        strokes |= {to_hex(to_rgba_array(t.get_color())[0][:3]) for t in ax.texts if t.get_visible() and t.get_text().strip()}
+        shown = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
+        strokes |= {to_hex(to_rgba_array(t.get_color())[0][:3]) for t in shown}
         out.append(
             {
                 "xlabel": ax.get_xlabel(),
@@ -686,8 +687,15 @@ def _legends_below(fig: Any, renderer: Any) -> None:
         handles, labels = legend.legend_handles, [t.get_text() for t in legend.get_texts()]
         size = legend.get_texts()[0].get_fontsize() if labels else None
         below = ax.transAxes.inverted().transform((0, ax.get_tightbbox(renderer).y0))[1]
-        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, below - 0.02), ncols=2,
-                  frameon=False, fontsize=size)
+        ax.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, below - 0.02),
+            ncols=2,
+            frameon=False,
+            fontsize=size,
+        )
 
 
 def _lay_out(fig: Any) -> None:
@@ -743,7 +751,6 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
         _legends_below(twin, twin.canvas.get_renderer())
         for _ in range(3):  # labels beyond the axes widen the saved image: narrow the figure until it fits
             _lay_out(twin)
-            renderer = twin.canvas.get_renderer()
             for ax in twin.axes:
                 labels = getattr(ax, "_benchvote_labels", None)
                 if labels is not None:
