@@ -51,7 +51,7 @@ def test_no_page_has_a_serious_accessibility_violation(server, browser, width, s
     try:
         for path in PAGES:
             page.goto(f"{server}/{path}", wait_until="networkidle")
-            page.wait_for_timeout(300)  # MathJax and the explorables
+            page.wait_for_function("() => document.documentElement.dataset.bvA11y === 'complete'")  # a11y.js
             assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
             violations = serious_violations(page)
             if violations:

@@ -1,7 +1,8 @@
 /* Accessibility repairs of the theme's markup (checked by tests/test_accessibility.py with axe-core).
  *
- *   - A button whose aria-label leaves out its visible text (the search field: "Search Ctrl+K"
- *     named "Search") is named by its text instead (WCAG 2.5.3, label in name).
+ *   - A button or a fold whose aria-label leaves out its visible text (the search field:
+ *     "Search Ctrl+K" named "Search"; "Show code cell source" named "Toggle hidden content")
+ *     is named by its text instead (WCAG 2.5.3, label in name).
  *   - The colour-mode button's icons carry titles ("Light", "Dark") that count as its visible
  *     text; the icons are decoration, the button's name is "Color mode".
  *   - A <summary> with only an icon (the chapter list's fold arrows) is named after its section.
@@ -13,7 +14,7 @@
   const SCROLLERS = "pre, .cell_output .output, .pst-scrollable-table-container, .bd-article mjx-container, .bd-article figure";
 
   function nameButtons() {
-    document.querySelectorAll("button[aria-label], a[aria-label]").forEach((el) => {
+    document.querySelectorAll("button[aria-label], a[aria-label], summary[aria-label]").forEach((el) => {
       const text = el.textContent.replace(/\s+/g, " ").trim();
       const label = el.getAttribute("aria-label");
       if (text && !label.toLowerCase().includes(text.toLowerCase())) el.removeAttribute("aria-label");
@@ -49,6 +50,7 @@
     nameButtons();
     nameSummaries();
     focusableScrollers();
+    document.documentElement.dataset.bvA11y = document.readyState; // the tests wait for "complete"
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
