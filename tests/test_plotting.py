@@ -304,3 +304,18 @@ def test_narrow_twin_gives_a_bump_chart_room_for_its_labels():
     labels = [t.get_text() for t in twin.axes[0].texts[0::2]]
     assert len(set(labels)) == 12 and all(len(t) < len(names[0]) for t in labels)
     plt.close(fig)
+
+
+def test_narrow_twin_keeps_every_name_of_a_majority_graph():
+    from benchvote.plotting import majority_graph, narrow_twin
+
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 4.2))
+    cycle = np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]])
+    for ax in axes:
+        majority_graph(cycle, ["GPT-4", "Claude", "PaLM"], ax=ax, highlight=[(0, 1), (1, 2), (2, 0)])
+    twin = narrow_twin(fig)
+    for ax in twin.axes:  # the arrows cross the margins' places, but no name or margin is dropped
+        assert sorted(t.get_text() for t in ax.texts if t.get_visible() and t.get_text()) == sorted(
+            t.get_text() for t in axes[0].texts if t.get_text()
+        )
+    plt.close(fig)

@@ -657,13 +657,11 @@ def _restack(fig: Any) -> int:
 
 def _declutter(fig: Any, renderer: Any) -> None:
     """Hide a point label or a tick label that would overlap one drawn before it."""
-    from matplotlib.text import Annotation
-
     for ax in fig.axes:
         if getattr(ax, "_benchvote_labels", None) is not None:
             continue  # a bump chart's labels are made to fit by _label_room
         for group in (
-            [t for t in ax.texts if isinstance(t, Annotation) or t.get_text().strip()],
+            [t for t in ax.texts if t.get_text().strip()],  # an arrow without text is no label
             [t for t in ax.get_xticklabels() if t.get_text().strip()],
             [t for t in ax.get_yticklabels() if t.get_text().strip()],
         ):
@@ -753,8 +751,9 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
             _lay_out(twin)
             for ax in twin.axes:
                 labels = getattr(ax, "_benchvote_labels", None)
-                if labels is not None:
+                if labels is not None:  # a bump chart: room for the names, column titles on two lines
                     ax.set_xlim(*_label_room(ax, *labels))
+                    ax.set_xticks([0, 1], [textwrap.fill(t.get_text(), 14) for t in ax.get_xticklabels()])
             _lay_out(twin)
             extra = twin.get_tightbbox(twin.canvas.get_renderer()).width - width
             if extra <= 0.02 * width:
