@@ -49,9 +49,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .aggregation import PairwiseCounts, borda, mean_score, mean_win_rate, pairwise_wins, protected_ranking, task_ranks
+from .aggregation import (
+    PairwiseCounts,
+    borda,
+    geometric_mean,
+    mean_score,
+    mean_win_rate,
+    pairwise_wins,
+    protected_ranking,
+    task_ranks,
+)
 from .concordance import Diversity, diversity, kendall_w, tie_correction
-from .normalization import dynamic_range, min_max, random_baseline
+from .normalization import dynamic_range, min_max, random_baseline, relative_to_baseline
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, max_rank_change, rank
 
 __version__ = "0.3.0"
@@ -96,12 +105,14 @@ __all__ = [
     "pairwise_wins",
     "PairwiseCounts",
     "mean_score",
+    "geometric_mean",
     "mean_win_rate",
     "borda",
     "task_ranks",
     "protected_ranking",
     "dynamic_range",
     "random_baseline",
+    "relative_to_baseline",
     "min_max",
 ]
 

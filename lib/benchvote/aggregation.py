@@ -43,7 +43,16 @@ class _DefaultTol(float):
 
 _UNSET_TOL = _DefaultTol(DEFAULT_TIE_TOLERANCE)
 
-__all__ = ["PairwiseCounts", "pairwise_wins", "mean_score", "mean_win_rate", "borda", "task_ranks", "protected_ranking"]
+__all__ = [
+    "PairwiseCounts",
+    "pairwise_wins",
+    "mean_score",
+    "geometric_mean",
+    "mean_win_rate",
+    "borda",
+    "task_ranks",
+    "protected_ranking",
+]
 
 
 def task_ranks(
@@ -212,14 +221,7 @@ def mean_score(
     mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
     n = mat.shape[1]
     values = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
-    if weights is None:
-        w = np.ones(n)
-    else:
-        w = np.asarray(weights, dtype=float)
-        if w.shape != (n,):
-            raise ValueError(f"weights must have one entry per task ({n}), got shape {w.shape}")
-        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
-            raise ValueError("weights must be finite, non-negative and not all zero")
+    w = _task_weights(weights, n)
     seen = mat.observed
     num = np.where(seen, values, 0.0) @ w
     den = seen.astype(float) @ w
@@ -227,6 +229,83 @@ def mean_score(
         bad = [mat.models[i] for i in np.flatnonzero(den <= 0)]
         raise ValueError(f"model(s) {bad[:5]} have no score on a task with positive weight")
     return wrap_models(num / den, mat, "mean_score")
+
+
+def _task_weights(weights: Any, n: int) -> np.ndarray:
+    """Checked task weights (ones when ``None``): finite, non-negative, not all zero, one per task."""
+    if weights is None:
+        return np.ones(n)
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (n,):
+        raise ValueError(f"weights must have one entry per task ({n}), got shape {w.shape}")
+    if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+        raise ValueError("weights must be finite, non-negative and not all zero")
+    return w
+
+
+def geometric_mean(
+    scores: Any, higher_is_better: Any = True, *, weights: Any = None, nan_policy: str = "raise"
+) -> np.ndarray | pd.Series:
+    r"""Weighted geometric mean of each model's task scores (a cardinal rule for positive scores).
+
+    .. math::
+
+        g_i = \exp\Big(\frac{\sum_k w_k\, d_k \log s_{ik}}{\sum_k w_k}\Big),
+        \qquad d_k = +1 \text{ (higher is better) or } -1 \text{ (lower is better)},
+
+    so a lower-is-better task enters through the reciprocal :math:`1/s_{ik}`
+    and a larger :math:`g_i` is always better.  On a table where every task is
+    lower-is-better (errors relative to a baseline, as forecasting boards
+    publish them) :math:`1/g_i` is the board's geometric mean of the errors.
+    Dividing a task by a positive constant multiplies every model's value by
+    the same factor, so the ranking does not depend on the tasks' units,
+    unlike :func:`mean_score`.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; every scored cell must be positive.
+    higher_is_better : bool or sequence of bool
+        Direction of every task.
+    weights : array_like of shape (n,), optional
+        Non-negative task weights (default: all equal).
+    nan_policy : {"raise", "omit"}
+        ``"omit"`` averages each model over the tasks it is scored on.
+
+    Raises
+    ------
+    ValueError
+        When a scored cell is zero or negative: the logarithm is undefined
+        there (shift or normalise the table first, e.g. with
+        :func:`benchvote.normalization.relative_to_baseline` on positive errors).
+
+    See Also
+    --------
+    mean_score
+
+    Examples
+    --------
+    >>> geometric_mean([[1.0, 4.0], [2.0, 2.0]])
+    array([2., 2.])
+    >>> geometric_mean([[1.0, 4.0], [2.0, 2.0]], [True, False])
+    array([0.5, 1. ])
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    nan_policy = check_nan_policy(nan_policy)
+    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
+    w = _task_weights(weights, mat.shape[1])
+    seen = mat.observed
+    bad = seen & ~(mat.values > 0)
+    if bad.any():
+        tasks = [mat.tasks[j] for j in np.flatnonzero(bad.any(axis=0))]
+        raise ValueError(f"the geometric mean needs positive scores; task(s) {tasks[:5]} have a score <= 0")
+    logs = np.log(np.where(seen, mat.values, 1.0)) * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    den = seen.astype(float) @ w
+    if (den <= 0).any():
+        models = [mat.models[i] for i in np.flatnonzero(den <= 0)]
+        raise ValueError(f"model(s) {models[:5]} have no score on a task with positive weight")
+    with np.errstate(over="ignore"):
+        return wrap_models(np.exp((logs @ w) / den), mat, "geometric_mean")
 
 
 def mean_win_rate(

@@ -4,7 +4,9 @@ Cardinal benchmarks average numbers that live on different scales.  Two
 published fixes are implemented here: BIG-bench's dynamic-range
 normalisation and the random-baseline normalisation of the Open LLM
 Leaderboard v2 (both described in Hardt's textbook chapter).  Neither changes
-any task's ranking; both can change the average's ranking.
+any task's ranking; both can change the average's ranking.  Forecasting
+boards divide each task by a baseline model's score instead
+(:func:`relative_to_baseline`), then take the geometric mean.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pandas as pd
 
 from ._validation import as_score_matrix, direction_of, split_table
 
-__all__ = ["dynamic_range", "random_baseline", "min_max"]
+__all__ = ["dynamic_range", "random_baseline", "min_max", "relative_to_baseline"]
 
 
 def _per_task(value: Any, n: int, tasks: list, name: str) -> np.ndarray:
@@ -196,3 +198,56 @@ def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFr
     worst = np.where(direction, smallest, largest)
     best = np.where(direction, largest, smallest)
     return dynamic_range(scores, direction, low=worst, high=best)
+
+
+def relative_to_baseline(scores: Any, higher_is_better: Any = True, *, baseline: Any) -> np.ndarray | pd.DataFrame:
+    r"""Each task divided by a baseline model's score on it, as forecasting boards do.
+
+    .. math::
+
+        \tilde s_{ik} = \frac{s_{ik}}{s_{bk}},
+
+    with :math:`b` the baseline model (e.g. a seasonal naive forecaster), whose
+    normalised scores are all 1.  The baseline's score must be positive on
+    every task, so each task keeps its order and its direction (a relative
+    error below 1 beats the baseline when lower is better).  The map is linear
+    per task: the mean of the result is a weighted mean of the raw scores with
+    weights :math:`1/s_{bk}`, and the geometric mean's ranking
+    (:func:`benchvote.aggregation.geometric_mean`) does not change at all.
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks; ``nan`` cells stay ``nan``.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (kept by the map; checked for shape only).
+    baseline : label or int
+        The baseline model: a row label of a labelled table, or a row index.
+
+    Raises
+    ------
+    ValueError
+        When the baseline is not a model of the table, or its score on a task
+        is missing, zero or negative.
+
+    Examples
+    --------
+    >>> relative_to_baseline([[2.0, 9.0], [4.0, 3.0]], baseline=1)
+    array([[0.5, 3. ],
+           [1. , 1. ]])
+    """
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores, allow_nan=True, min_models=1, allow_empty_rows=True)
+    direction_of(mat, higher_is_better)
+    labels = list(mat.models)
+    if baseline in labels:
+        row = labels.index(baseline)
+    elif not mat.labelled and isinstance(baseline, (int, np.integer)) and 0 <= baseline < len(labels):
+        row = int(baseline)
+    else:
+        raise ValueError(f"the baseline {baseline!r} is not a model of the table")
+    ref = mat.values[row]
+    bad = [mat.tasks[j] for j in np.flatnonzero(~(ref > 0))]
+    if bad:
+        raise ValueError(f"the baseline {baseline!r} needs a positive score on every task; it has none on {bad[:5]}")
+    return _rebuild(mat.values / ref, mat)

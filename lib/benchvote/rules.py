@@ -2,7 +2,9 @@
 
 Each :class:`Rule` is a function ``(scores, higher_is_better) -> values``
 (higher is better), its label, whether it accepts missing scores, and its
-definition in one sentence (shown wherever its numbers are).
+definition in one sentence (shown wherever its numbers are).  The cardinal
+rules (the mean and the geometric mean) read the numbers and take task
+weights: :func:`with_weights` gives the registry with a published weighting.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .aggregation import mean_score, mean_win_rate
+import numpy as np
 
-__all__ = ["Rule", "RULES", "RuleUndefined"]
+from ._validation import as_score_matrix, direction_of, split_table
+from .aggregation import geometric_mean, mean_score, mean_win_rate
+from .ranking import DEFAULT_TIE_TOLERANCE
+
+__all__ = ["Rule", "RULES", "RuleUndefined", "with_weights", "mean_ranks"]
 
 
 class RuleUndefined(ValueError):
@@ -28,6 +34,29 @@ class Rule:
     fn: Callable[..., Any]
     handles_missing: bool
     definition: str
+    #: ``ranks(scores, higher_is_better, tol)``: the rule's midranks computed exactly, when rounding its values
+    #: could merge or swap models (a mean over scales 1e16 apart); ``None``: rank the values.
+    ranks: Callable[..., Any] | None = None
+    #: Whether the rule reads the numbers (and so takes task weights and a normalisation).
+    cardinal: bool = False
+
+
+def mean_ranks(
+    scores: Any, higher_is_better: Any = True, *, weights: Any = None, tol: float = DEFAULT_TIE_TOLERANCE
+) -> Any:
+    """Midranks (1 = best) of the weighted mean scores, compared in exact rational arithmetic.
+
+    Every float is a rational number, so the weighted means are compared without
+    rounding; a gap of at most ``tol`` ties, as :func:`benchvote.rank` does with
+    the rounded means (which merge 1e16 + 1 and 1e16).
+    """
+    from .sensitivity._problem import _exact_ranks
+
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores)
+    values = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    w = np.ones(mat.shape[1]) if weights is None else np.asarray(weights, dtype=float)
+    return _exact_ranks(values, w, tol)
 
 
 def _bradley_terry(scores: Any, higher_is_better: Any = True) -> Any:
@@ -38,6 +67,16 @@ def _bradley_terry(scores: Any, higher_is_better: Any = True) -> Any:
     if not _strongly_connected(wins):
         raise RuleUndefined(NOT_CONNECTED)
     return bradley_terry(wins).ratings
+
+
+def _geometric(scores: Any, higher_is_better: Any = True, *, weights: Any = None) -> Any:
+    """The geometric mean; :class:`RuleUndefined` when a score is not positive."""
+    try:
+        return geometric_mean(scores, higher_is_better, weights=weights)
+    except ValueError as err:
+        if "positive scores" in str(err):
+            raise RuleUndefined(str(err)) from None
+        raise
 
 
 def _helm(scores: Any, higher_is_better: Any = True) -> Any:
@@ -59,7 +98,22 @@ def _voting(name: str) -> Callable[..., Any]:
 
 #: The rules, name -> :class:`Rule` (the audit ranks by all of them; Kemeny joins them on small tables).
 RULES: dict[str, Rule] = {
-    "mean_score": Rule("Mean score", mean_score, False, "the average of the task scores"),
+    "mean_score": Rule(
+        "Mean score",
+        mean_score,
+        False,
+        "the average of the task scores",
+        ranks=lambda s, h, tol: mean_ranks(s, h, tol=tol),
+        cardinal=True,
+    ),
+    "geometric_mean": Rule(
+        "Geometric mean",
+        _geometric,
+        False,
+        "the geometric mean of the task scores (a lower-is-better task through its reciprocal), defined for "
+        "positive scores only; its ranking does not depend on each task's unit",
+        cardinal=True,
+    ),
     "mean_win_rate": Rule(
         "Mean win rate (strict)",
         _strict,
@@ -82,3 +136,45 @@ RULES: dict[str, Rule] = {
         "Bradley-Terry", _bradley_terry, False, "maximum-likelihood strengths of the task-by-task wins"
     ),
 }
+
+
+def with_weights(weights: Any) -> dict[str, Rule]:
+    """:data:`RULES` with the cardinal rules weighting the tasks by ``weights`` (one per task, in column order).
+
+    The ordinal rules compare models task by task and are unchanged.
+
+    Examples
+    --------
+    >>> with_weights([3.0, 1.0])["mean_score"].fn([[1.0, 0.0], [0.0, 2.0]])
+    array([0.75, 0.5 ])
+    """
+    w = np.asarray(weights, dtype=float)
+
+    def weighted_mean(scores: Any, higher_is_better: Any = True) -> Any:
+        return mean_score(scores, higher_is_better, weights=w)
+
+    def weighted_geometric(scores: Any, higher_is_better: Any = True) -> Any:
+        return _geometric(scores, higher_is_better, weights=w)
+
+    def ranks(scores: Any, higher_is_better: Any, tol: float) -> Any:
+        return mean_ranks(scores, higher_is_better, weights=w, tol=tol)
+
+    geo = RULES["geometric_mean"]
+    return {
+        **RULES,
+        "mean_score": Rule(
+            "Weighted mean score",
+            weighted_mean,
+            False,
+            "the task scores averaged with the given task weights",
+            ranks=ranks,
+            cardinal=True,
+        ),  # fmt: skip
+        "geometric_mean": Rule(
+            f"Weighted {geo.label.lower()}",
+            weighted_geometric,
+            False,
+            f"{geo.definition}, with the given task weights",
+            cardinal=True,
+        ),  # fmt: skip
+    }
