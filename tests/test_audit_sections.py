@@ -18,7 +18,7 @@ from scipy import stats
 
 import benchvote as bv
 from benchvote.audit import SECTIONS, _charts, audit
-from benchvote.audit._rules import audit_rules
+from benchvote.audit._rules import Cardinal, audit_rules
 from benchvote.audit.sections import cardinal_sensitivity as card_mod
 from benchvote.audit.sections import intervals as intervals_module
 from benchvote.audit.sections import ordinal_sensitivity as ord_mod
@@ -76,7 +76,7 @@ def test_intervals_are_the_library_bootstrap_over_tasks(primary, normalize):
     s = _board(seed=1, m=12)
     hib = [True, False, True, True, False]
     a = audit(s, hib, primary=primary, normalize=normalize, seed=3, **FAST)
-    iv = bv.intervals.rank_intervals(s, hib, rule=audit_rules(normalize, 1e-9)[primary].fn, n_boot=100, seed=3)
+    iv = bv.intervals.rank_intervals(s, hib, rule=audit_rules(Cardinal(normalize, 1e-9))[primary].fn, n_boot=100, seed=3)
     x = a.sections["intervals"]
     assert x["lower"] == {k: float(v) for k, v in iv.lower.items()}
     assert x["upper"] == {k: float(v) for k, v in iv.upper.items()}

@@ -1,5 +1,9 @@
 """What every section sees: the options, checked, and the table split into the parts the measures need.
 
+**Order.**  The models and tasks are put in the order of their names first
+(:func:`canonical`), so permuting the file's rows or columns gives the same
+report.
+
 **Which table each section sees.**  The ``standings`` and ``missing``
 sections rank every model on the whole table under rules that handle missing
 scores, with each model's coverage.  The measures that need every cell work
@@ -22,7 +26,7 @@ import pandas as pd
 
 from .._validation import as_score_matrix, check_number, check_tol, direction_of, split_table
 from ._errors import AuditInputError, NotDefined, as_input_error
-from ._rules import AUDIT_RULES, NORMALIZATIONS, Rule, audit_rules, normalised
+from ._rules import AUDIT_RULES, NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
 
 CONSTANT_IN_PART = (
     "every model of the complete part (the models scored on every task) has the same score on it, "
@@ -44,6 +48,7 @@ class Options:
     time_limit: float
     tol: float
     seed: int
+    weights: Mapping[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class Context:
     rules: Mapping[str, Rule]
     instances: pd.DataFrame | None
     groups: Mapping[str, str]
+    transform: Cardinal = Cardinal()
 
     @property
     def has_missing(self) -> bool:
@@ -92,14 +98,20 @@ def check_options(
     time_limit: Any,
     tol: Any,
     seed: Any,
+    weights: Any = None,
 ) -> Options:
     """The options, checked; :class:`AuditInputError` names the first that is out of range."""
     if primary not in AUDIT_RULES:
         raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
-    if normalize not in NORMALIZATIONS:
-        raise AuditInputError(f"unknown normalize {normalize!r}; choose one of {', '.join(NORMALIZATIONS)}")
+    method, model = split_normalize(normalize)
+    if method not in NORMALIZATIONS or (method == "baseline") != bool(model):
+        raise AuditInputError(
+            f"unknown normalize {normalize!r}; choose one of {', '.join(n for n in NORMALIZATIONS if n != 'baseline')} "
+            "or baseline:MODEL"
+        )
     with as_input_error():
         return Options(
+            weights=check_weights(weights),
             primary=primary,
             normalize=normalize,
             n_boot=check_number(n_boot, "n_boot", low=1, integer=True),
@@ -113,6 +125,47 @@ def check_options(
         )
 
 
+def check_weights(weights: Any) -> dict[str, float] | None:
+    """Task name -> weight (positive and finite), from a mapping or a Series; ``None`` stays ``None``."""
+    if weights is None:
+        return None
+    out = {str(k): float(v) for k, v in dict(weights).items()}
+    bad = [t for t, v in out.items() if not (np.isfinite(v) and v > 0)]
+    if bad:
+        raise AuditInputError(
+            f"weights must be positive and finite; task(s) {', '.join(bad[:5])} have another weight "
+            "(leave a task out of the table to give it no weight)"
+        )
+    return out
+
+
+def cardinal_transform(work: pd.DataFrame, table: pd.DataFrame, options: Options) -> Cardinal:
+    """The cardinal parts' transform: the normalisation (its baseline row found in ``work``) and the weights."""
+    method, model = split_normalize(options.normalize)
+    row = None
+    if model is not None:
+        labels = [str(m) for m in work.index]
+        if model not in labels:
+            where = (
+                "is not a model of the table"
+                if model not in map(str, table.index)
+                else ("misses a task of the complete part (it must be scored on every task the cardinal parts read)")
+            )
+            raise AuditInputError(f"normalize baseline:{model}: the baseline model {where}")
+        row = labels.index(model)
+    weights = None
+    if options.weights is not None:
+        tasks = [str(t) for t in table.columns]
+        unknown = [t for t in options.weights if t not in tasks]
+        if unknown:
+            raise AuditInputError(f"weights name unknown task(s): {', '.join(unknown[:5])}")
+        absent = [t for t in tasks if t not in options.weights]
+        if absent:
+            raise AuditInputError(f"weights give no weight to task(s) {', '.join(absent[:5])}; give every task one")
+        weights = pd.Series([options.weights[str(t)] for t in work.columns], index=[str(t) for t in work.columns])
+    return Cardinal(options.normalize, options.tol, row, weights)
+
+
 def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any) -> Context:
     """Split the table into the parts the sections see (see the module's docstring)."""
     with as_input_error():
@@ -122,15 +175,17 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
     with as_input_error():
         mat = as_score_matrix(scores, allow_nan=True)
         direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
-    table, direction, cost_table = split_costs(scores.astype(float), direction, costs)
+    scores, direction = canonical(scores.astype(float), direction)
+    table, direction, cost_table = split_costs(scores, direction, costs)
     constant = constant_tasks(table, options.tol)
     usable = [t for t in table.columns if t not in constant]
     if not usable:
         raise AuditInputError("every task is constant: no task orders the models")
     work, flat = complete_part(table[usable], options.tol)
     hib = direction[work.columns]
+    transform = cardinal_transform(work, table, options)
     try:
-        cardinal = normalised(work, options.normalize, options.tol)
+        cardinal = transform(work)
     except NotDefined as err:
         raise AuditInputError(f"normalize={options.normalize!r} is undefined on this table: {err}") from None
     eps, box_undefined = box_eps(cardinal, hib, options.eps, options.tol)
@@ -146,10 +201,23 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
         cardinal=cardinal,
         eps=eps,
         box_undefined=box_undefined,
-        rules=audit_rules(options.normalize, options.tol),
+        rules=audit_rules(transform),
         instances=instances,
         groups=check_groups(groups, table),
+        transform=transform,
     )
+
+
+def canonical(scores: pd.DataFrame, direction: pd.Series) -> tuple[pd.DataFrame, pd.Series]:
+    """The table with its models and tasks in the order of their names, so nothing depends on the file's order.
+
+    Every tie the report breaks (the complete part's tasks, the top models, the
+    bootstrap's draws of columns, the rules' own tie-breaks) is then broken by
+    name rather than by position.
+    """
+    rows = sorted(range(scores.shape[0]), key=lambda i: (str(scores.index[i]), i))
+    cols = sorted(range(scores.shape[1]), key=lambda j: (str(scores.columns[j]), j))
+    return scores.iloc[rows, cols], direction.iloc[cols]
 
 
 def check_groups(groups: Any, table: pd.DataFrame) -> dict[str, str]:

@@ -53,12 +53,14 @@ class Sentence:
 
     ``secondary`` sentences (a diagnostic rather than an answer to the verdict's
     questions) are the first left out when the verdict would exceed
-    :data:`benchvote.audit.VERDICT_SENTENCES`.
+    :data:`benchvote.audit.VERDICT_SENTENCES`.  A ``lead`` sentence (the primary
+    rule's leader) opens the verdict, whatever the section's place in the report.
     """
 
     section: str
     text: str
     secondary: bool = False
+    lead: bool = False
 
 
 def _always(ctx: Any) -> bool:

@@ -126,8 +126,9 @@ def audit(
     higher_is_better: Any = True,
     *,
     instances: pd.DataFrame | None = None,
-    primary: str = "mean_win_rate",
+    primary: str = "mean_score",
     normalize: str = "none",
+    weights: Any = None,
     costs: Any = (),
     groups: Any = None,
     n_boot: int = 1000,
@@ -152,12 +153,22 @@ def audit(
         Long instance scores (columns ``model``, ``task``, ``instance``,
         ``score``) behind ``scores``; adds the instance bootstrap.
     primary : str
-        The rule that leads the report and ranks the bootstrap redraws, one of
-        :data:`AUDIT_RULES` (default ``"mean_win_rate"``, the strict mean win rate).
-    normalize : {"none", "zscore", "minmax", "rank"}
+        The rule that leads the report (the verdict's first sentence names its
+        leader) and ranks the bootstrap redraws, one of :data:`AUDIT_RULES`
+        (default ``"mean_score"``, the aggregate most leaderboards publish; on
+        the normalised, weighted table when ``normalize`` or ``weights`` is given).
+    normalize : {"none", "zscore", "minmax", "rank", "baseline:MODEL"}
         How each measured task is transformed before the cardinal parts (the
         mean score, possible winners, cardinal sensitivity and default eps);
-        see :data:`NORMALIZATIONS`.  The ordinal parts do not depend on it.
+        see :data:`NORMALIZATIONS`.  ``baseline:MODEL`` divides each task by
+        that model's score (it must be positive).  The ordinal parts do not
+        depend on it.
+    weights : mapping, optional
+        Task -> positive weight, for every task (cost columns apart): the
+        published weighting.  Every cardinal part starts from it: the mean
+        (and geometric mean) score, the possible winners' box (weights relative
+        to it), the cardinal sensitivity's starting ranking, the bootstrap's
+        one-task scores.  The ordinal rules compare task by task and ignore it.
     costs : sequence of str, or str
         Cost columns (parameters, FLOPs, ...): left out of every aggregation
         and shown against the primary score in the ``pareto`` section; always
@@ -214,7 +225,9 @@ def audit(
     >>> a.sections["possible_winners"]["possible"]
     ['B', 'A']
     """
-    options = check_options(primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed)
+    options = check_options(
+        primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed, weights=weights
+    )
     ctx = prepare(scores, higher_is_better, options, costs, instances, groups)
     planned = [s for s in section_registry().values() if s.when(ctx)]
     done: dict[str, Output] = {}
@@ -252,14 +265,18 @@ VERDICT_SENTENCES = 6
 
 
 def _verdict(planned: list[Section], report: dict[str, dict]) -> list[dict]:
-    """The sections' verdict sentences in report order, at most :data:`VERDICT_SENTENCES` (undefined say nothing)."""
+    """The lead sentence, then the sections' sentences in report order, at most :data:`VERDICT_SENTENCES`.
+
+    Sections that are undefined on the table say nothing.
+    """
     out: list[Sentence] = []
     fields = {name: sec for name, sec in report.items() if "undefined" not in sec}
     for section in planned:
         if section.name in fields:
             out += section.verdict(fields[section.name], fields)
-    ranked = sorted(range(len(out)), key=lambda k: (out[k].secondary, k))[:VERDICT_SENTENCES]
-    return [{"section": out[k].section, "text": out[k].text} for k in sorted(ranked)]
+    ranked = sorted(range(len(out)), key=lambda k: (not out[k].lead, out[k].secondary, k))[:VERDICT_SENTENCES]
+    kept = sorted(ranked, key=lambda k: (not out[k].lead, k))  # the lead first, then report order
+    return [{"section": out[k].section, "text": out[k].text} for k in kept]
 
 
 def _settings(ctx: Context) -> dict:
@@ -267,6 +284,7 @@ def _settings(ctx: Context) -> dict:
     return dict(
         primary=o.primary,
         normalize=o.normalize,
+        weights=None if o.weights is None else {t: o.weights[t] for t in sorted(o.weights)},
         costs=[str(c) for c in ctx.cost_table.columns],
         groups=dict(ctx.groups),
         n_boot=o.n_boot,

@@ -17,6 +17,12 @@ cost grows as the square of the models, are computed among the first
 of the whole ranking is checked).  The other rules (Copeland, Ranked Pairs,
 Bradley-Terry) are bootstrapped by :func:`~benchvote.intervals.rank_intervals`
 among the top models of the primary ranking only, and the ``scope`` says so.
+
+**Cardinal rules.**  The mean score's one-task scores are the columns of the
+table the cardinal parts read (normalised and weighted: see
+:class:`benchvote.audit._rules.Cardinal`), the geometric mean's their
+logarithms times the weights; the full table's ranks are the rankings
+section's (compared exactly), so both sections state the same order.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from .._registry import Output, Section, Sentence, register
 from .._text import plural
 
 #: Rules whose score on a redrawn table is the draw-weighted sum of their one-task scores.
-ADDITIVE = ("mean_score", "mean_win_rate", "helm_win_rate", "borda")
+ADDITIVE = ("mean_score", "geometric_mean", "mean_win_rate", "helm_win_rate", "borda")
 #: Most models among which the pair shares (and the inseparable pairs) are computed.
 MAX_PAIR_MODELS = 300
 #: A rule that does not add up over tasks is bootstrapped on at most this many models x models x tasks cells.
@@ -91,6 +97,16 @@ def one_task_scores(ctx: Context, rule: Callable[..., Any]) -> np.ndarray | None
         return None
     if ctx.options.primary == "mean_win_rate":
         return strict_wins(work, hib, ctx.options.tol) / work.shape[0]
+    sign = np.where(hib.to_numpy(dtype=bool), 1.0, -1.0)
+    if ctx.options.primary == "mean_score":
+        return ctx.cardinal.to_numpy(dtype=float) * sign
+    if ctx.options.primary == "geometric_mean":
+        table, w = ctx.transform.ratio_table(work)
+        values = table.to_numpy(dtype=float)
+        if not (values > 0).all():
+            return None  # the rule is undefined: the rankings section says so
+        scale = np.ones(work.shape[1]) if w is None else w * len(w) / w.sum()
+        return np.log(values) * sign * scale
     cols = []
     for k in range(work.shape[1]):
         pair = work.iloc[:, [k, k]].to_numpy(dtype=float)  # unlabelled: the task appears twice
@@ -190,7 +206,10 @@ def compute(ctx: Context, done: dict) -> Output:
     pairs = "every pair" if m <= MAX_PAIR_MODELS else f"the pairs among the top {MAX_PAIR_MODELS} models"
     full = None if per_task is None else rank(per_task.mean(axis=1), tol=o.tol)
     primary_scores = done["rankings"].objects.get("primary_scores")
-    if full is not None and primary_scores is not None:  # the rule adds up: the one-task scores rank as the rule does
+    if full is not None and ctx.rules[o.primary].cardinal:  # the one-task scores add up to the rule by construction
+        ranks = done["rankings"].fields["rules"][o.primary]["ranks"]
+        full = np.array([ranks[str(m)] for m in work.index], dtype=float)
+    elif full is not None and primary_scores is not None:  # the rule adds up: the one-task scores rank as the rule does
         if not np.array_equal(full, rank(np.asarray(primary_scores, dtype=float), tol=o.tol)):
             full = None
     if per_task is not None and full is not None:

@@ -4,6 +4,15 @@ Where the rules disagree, the ranking is a choice of rule rather than a fact
 about the models.  The Condorcet winner and the majority cycles of three
 models come from the pairwise majority relation (:mod:`benchvote.voting`),
 counted from the m x m relation so that 5,000 models stay cheap.
+
+**Ties and order.**  Models with the same score under a rule share its rank
+and are named together, in the order of their names: nothing here depends on
+the table's row order.  When no model beats every other on a majority of tasks
+but some models are beaten by none (two identical models on top, say), they
+are the weak Condorcet winners, tied.  A rule with exact ranks
+(:attr:`benchvote.rules.Rule.ranks`, the mean score) is ranked by them: the
+rounded means of tasks on scales 1e16 apart would merge models that the exact
+means, and the cardinal sensitivity, tell apart.
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ class Result(TypedDict):
     kendall_distance: dict[str, dict[str, float]]
     kemeny_note: str | None
     condorcet_winner: str | None
+    weak_condorcet_winners: list[str]
+    leaders: dict[str, list[str]]
     n_cycles: int
     cycles: list[list[str]]
 
@@ -50,7 +61,7 @@ def _rule_ranks(ctx: Context) -> tuple[dict, dict, pd.Series]:
                 raise AuditInputError(f"the primary rule {name} is undefined on this table: {err}") from None
             rules[name] = {"label": rule.label, "definition": rule.definition, "undefined": str(err)}
             continue
-        ranks[name] = rank(values.to_numpy(), tol=tol)
+        ranks[name] = rank(values.to_numpy(), tol=tol) if rule.ranks is None else rule.ranks(work, hib, tol)
         if name == primary:
             primary_scores = values
         rules[name] = {
@@ -60,6 +71,12 @@ def _rule_ranks(ctx: Context) -> tuple[dict, dict, pd.Series]:
             "ranks": series(ranks[name], work.index),
         }
     return rules, ranks, primary_scores
+
+
+def by_rank(models: Any, ranks: Any) -> list:
+    """The models best first; models that share a rank in the order of their names (never the table's order)."""
+    r = np.asarray(ranks, dtype=float)
+    return [m for _, _, m in sorted(zip(r.tolist(), [str(m) for m in models], models))]
 
 
 def _kemeny(ctx: Context, rules: dict, ranks: dict) -> str | None:
@@ -92,8 +109,10 @@ def compute(ctx: Context, done: dict) -> Output:
     kemeny_note = _kemeny(ctx, rules, ranks)
     distance = {a: {b: kendall_tau_distance(ranks[a], ranks[b]) for b in ranks} for a in ranks}
     winner = voting.condorcet_winner(work, hib, tol=tol)
+    unbeaten = np.asarray(voting.margin_matrix(work.to_numpy(dtype=float), hib.to_numpy(dtype=bool), tol=tol)) >= 0
+    weak = [] if winner is not None else sorted(str(m) for m in work.index[unbeaten.all(axis=1)])
     cycles = voting.condorcet_cycles(work, hib, tol=tol, limit=CYCLES_SHOWN)
-    order = list(work.index[np.argsort(ranks[primary], kind="stable")])
+    order = by_rank(work.index, ranks[primary])
     fields: Result = {
         "primary": primary,
         "ranking": names(order),
@@ -103,6 +122,8 @@ def compute(ctx: Context, done: dict) -> Output:
         "kendall_distance": distance,
         "kemeny_note": kemeny_note,
         "condorcet_winner": None if winner is None else str(winner),
+        "weak_condorcet_winners": weak,
+        "leaders": {q: sorted(str(m) for m in work.index[r == r.min()]) for q, r in ranks.items()},
         "n_cycles": voting.count_condorcet_cycles(work, hib, tol=tol),
         "cycles": [names(c.models) for c in cycles],
     }
@@ -136,18 +157,54 @@ def render(view: Any) -> str:
     return view.html(TEMPLATE, labels=labels, rank_rows=rank_rows, numeric=numeric, specs=specs, dist_rows=dist_rows)
 
 
+def _together(models: list[str]) -> str:
+    return models[0] if len(models) == 1 else ", ".join(models[:-1]) + " and " + models[-1]
+
+
+def lead_sentence(s: dict, first_models: int | None = None) -> str:
+    """The verdict's first sentence: the primary rule's leader(s), how many other rules agree, who the others pick."""
+    primary, rules = s["primary"], s["rules"]
+    top = s["leaders"][primary]
+    label = rules[primary]["label"]
+    label = label[:1].lower() + label[1:] if not label[1:2].isupper() else label
+    head = f"{_together(top)} {'leads' if len(top) == 1 else 'tie for first'} under the primary rule, the {label}"
+    if first_models is not None:
+        head = f"On the complete part ({first_models} models), {head}"
+    others = [q for q in s["leaders"] if q != primary]
+    agree = [q for q in others if s["leaders"][q] == top]
+    picks: dict[tuple, list[str]] = {}
+    for q in others:
+        if s["leaders"][q] != top:
+            picks.setdefault(tuple(s["leaders"][q]), []).append(rules[q]["label"])
+    text = f"{head}; {len(agree)} of the {len(others)} other rules agree{'s' if len(agree) == 1 else ''}"
+    if picks:
+        text += "; " + "; ".join(
+            f"{_together(names)} put{'s' if len(names) == 1 else ''} {_together(list(ms))} first"
+            for ms, names in sorted(picks.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        )
+    return text + "."
+
+
 def verdict(s: dict, done: dict) -> list[Sentence]:
-    defined = [r for r in s["rules"].values() if "undefined" not in r]
-    first = s["ranking"][0]
-    agree = sum(1 for r in defined if r["ranks"][first] == 1)
-    whole = done.get("table", {}).get("missing_cells") == 0
-    text = f"{'On the whole table' if whole else 'On the complete part'}, {first} is first under {agree} of the {len(defined)} rules"
+    table = done.get("table", {})
+    partial = len(s["models"]) < table.get("n_models", len(s["models"]))
+    out = [Sentence("rankings", lead_sentence(s, len(s["models"]) if partial else None), lead=True)]
     if s["condorcet_winner"]:
-        same = "it" if s["condorcet_winner"] == first else s["condorcet_winner"]
-        text += f", and {same} is the Condorcet winner (beats every other model on a majority of tasks)."
+        text = f"{s['condorcet_winner']} is the Condorcet winner (beats every other model on a majority of tasks)."
+    elif s["weak_condorcet_winners"]:
+        weak = s["weak_condorcet_winners"]
+        text = (
+            f"{_together(weak)} {'is the weak Condorcet winner' if len(weak) == 1 else 'are tied weak Condorcet winners'}: "
+            "no model beats "
+            + ("it" if len(weak) == 1 else "them")
+            + " on a majority of tasks"
+            + ("" if len(weak) == 1 else ", and they tie with each other")
+            + "."
+        )
     else:
-        text += f"; there is no Condorcet winner ({s['n_cycles']} majority cycles of three models)."
-    return [Sentence("rankings", text)]
+        n = s["n_cycles"]
+        text = f"There is no Condorcet winner ({n} majority cycle{'' if n == 1 else 's'} of three models)."
+    return out + [Sentence("rankings", text)]
 
 
 SECTION = register(

@@ -1,9 +1,17 @@
 """The units notice: columns on different scales or named like a cost, the normalisation, and the eps of the box.
 
-When the task spreads (standard deviations over the measured models) differ by
+When the task spreads (standard deviations over the measured models) of the
+table the mean score reads (after the normalisation and the weights) differ by
 more than a factor of :data:`UNIT_RATIO`, a column is named like a cost
 (:data:`COST_WORDS`), or a normalisation is asked for, this notice opens the
 report: the columns, their spreads, and the eps the label-noise box uses and why.
+
+**Decided from the data.**  Only the spreads make the verdict warn: a column
+name that looks like a cost ("Memory KV", "Multi Turn Miss Param") is at most
+a hint in this section, never a sentence of the verdict, and declared costs
+(``costs``) are out of the aggregation anyway.  With a normalisation the
+spreads are those of the normalised table, so ``--normalize zscore`` (equal
+spreads) gives no "different scales" warning.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import pandas as pd
 
 from .._prepare import Context
 from .._registry import Output, Section, register
-from .._rules import NORMALIZATIONS, unit_columns
+from .._rules import NORMALIZATIONS, split_normalize, unit_columns
 
 #: The spread ratio (largest over smallest task standard deviation) above which the audit gives the units notice.
 UNIT_RATIO = 10.0
@@ -37,6 +45,8 @@ class Result(TypedDict):
     mixed_scales: bool
     threshold: float
     spread_ratio: float
+    raw_spread_ratio: float
+    weighted: bool
     widest: str
     narrowest: str
     columns: list[str]
@@ -86,7 +96,7 @@ def _normalisation(ctx: Context, mixed: bool, costly: bool) -> dict:
     normalize = ctx.options.normalize
     ratio = _ratio(spreads(ctx.cardinal)) if normalize != "none" else None
     suggestion = None
-    if normalize == "none" and (mixed or costly):
+    if normalize == "none" and ctx.options.weights is None and (mixed or costly):
         zscore = "--normalize zscore puts every task on unit spread for the cardinal parts; "
         suggestion = (
             (zscore if mixed else "")
@@ -95,28 +105,29 @@ def _normalisation(ctx: Context, mixed: bool, costly: bool) -> dict:
         )
     return {
         "normalize": normalize,
-        "normalize_meaning": NORMALIZATIONS[normalize],
+        "normalize_meaning": NORMALIZATIONS[split_normalize(normalize)[0]],
         "normalized_spread_ratio": ratio,
         "scope": NORMALIZE_SCOPE,
         "suggestion": suggestion,
     }
 
 
-def _facts(work: pd.DataFrame) -> tuple[pd.Series, float, list, bool]:
-    spread = spreads(work)
+def _facts(ctx: Context) -> tuple[pd.Series, float, list, bool]:
+    """The spreads of the table the mean reads, their ratio, the cost-like names, and whether the scales differ."""
+    spread = spreads(ctx.cardinal)
     ratio = _ratio(spread)
-    costly = [t for t in work.columns if any(w in str(t).lower() for w in COST_WORDS)]
+    costly = [t for t in ctx.work.columns if any(w in str(t).lower() for w in COST_WORDS)]
     return spread, ratio, costly, not ratio <= UNIT_RATIO  # an overflowing (inf) or undefined ratio counts as mixed
 
 
 def when(ctx: Context) -> bool:
-    _, _, costly, mixed = _facts(ctx.work)
-    return bool(mixed or costly or ctx.options.normalize != "none")
+    _, _, costly, mixed = _facts(ctx)
+    return bool(mixed or costly or ctx.options.normalize != "none" or ctx.options.weights is not None)
 
 
 def compute(ctx: Context, done: dict) -> Output:
     work = ctx.work
-    spread, ratio, costly, mixed = _facts(work)
+    spread, ratio, costly, mixed = _facts(ctx)
     with np.errstate(invalid="ignore"):
         median = float(spread.median())
     far = {spread.idxmax(), spread.idxmin()} if mixed else set()
@@ -134,6 +145,8 @@ def compute(ctx: Context, done: dict) -> Output:
         "mixed_scales": mixed,
         "threshold": UNIT_RATIO,
         "spread_ratio": ratio,
+        "raw_spread_ratio": _ratio(spreads(work)),
+        "weighted": ctx.options.weights is not None,
         "widest": str(spread.idxmax()),
         "narrowest": str(spread.idxmin()),
         "columns": [str(t) for t in columns],
@@ -152,15 +165,16 @@ def compute(ctx: Context, done: dict) -> Output:
 
 TEMPLATE = """
 {% set r = ui.v(s.spread_ratio, "units.spread_ratio", ".3g") %}
-<p>{% if s.mixed_scales %}The largest task spread (standard deviation over the measured models) is {{ r }} times the smallest,
+{% set table = "normalised " if s.normalize != "none" else "" %}{% set table = table ~ ("weighted " if s.weighted else "") %}
+<p>{% if s.mixed_scales %}On the {{ table }}table the mean score reads, the largest task spread (standard deviation over the measured models) is {{ r }} times the smallest,
 above {{ ui.v(s.threshold, "units.threshold", "g") }}: the columns are on different scales.
-{% elif s.cost_named %}The task spreads differ by a factor of {{ r }} at most, but some column names look like a cost.
-{% else %}The task spreads differ by a factor of {{ r }} at most: the columns share one scale.{% endif %}</p>
+{% elif s.cost_named %}On the {{ table }}table the mean score reads, the task spreads differ by a factor of {{ r }} at most; some column names look like a cost (a hint only: declare costs with --cost).
+{% else %}On the {{ table }}table the mean score reads, the task spreads differ by a factor of {{ r }} at most: the columns share one scale.{% endif %}</p>
 {% if s.columns %}<ul>{% for c in s.columns %}<li>{{ ui.name(c) }}: spread {{ ui.v(s.spreads[loop.index0], "units.spreads." ~ loop.index0, ".4g") }} ({{ s.why[loop.index0] }})</li>{% endfor %}</ul>
-<p>What it means: {{ s.meaning }}. Widest column: {{ ui.name(s.widest) }}; narrowest: {{ ui.name(s.narrowest) }}.</p>{% endif %}
-{% if s.normalize == "none" %}<p>The cardinal parts (mean score, possible winners, cardinal sensitivity) read the scores as read.</p>
-{% else %}<p>The cardinal parts use the <code>{{ s.normalize }}</code> normalisation: {{ s.normalize_meaning }}.
-After it, the largest task spread is {{ ui.v(s.normalized_spread_ratio, "units.normalized_spread_ratio", ".3g") }} times the smallest.
+{% if s.mixed_scales %}<p>What it means: {{ s.meaning }}. Widest column: {{ ui.name(s.widest) }}; narrowest: {{ ui.name(s.narrowest) }}.</p>{% endif %}{% endif %}
+{% if s.normalize == "none" %}<p>The mean score and the other cardinal parts (possible winners, cardinal sensitivity) read the scores as read{% if s.weighted %}, with the given task weights{% endif %}.</p>
+{% else %}<p>The mean score and the other cardinal parts use the normalised table (<code>{{ s.normalize }}</code>): {{ s.normalize_meaning }}.
+Before it, the largest task spread was {{ ui.v(s.raw_spread_ratio, "units.raw_spread_ratio", ".3g") }} times the smallest.
 {{ s.scope[:1]|upper }}{{ s.scope[1:] }}.</p>{% endif %}
 {% if s.suggestion %}<p>Suggestion: {{ s.suggestion }}.</p>{% endif %}
 <p>Label-noise box (possible winners, cardinal sensitivity): eps = {{ ui.v(s.eps, "units.eps", ".3g") }}, {{ s.eps_reason }}.</p>
@@ -172,15 +186,17 @@ def render(view: Any) -> str:
 
 
 def verdict(s: dict, done: dict) -> list:
+    """A warning only when the spreads of the table the mean reads differ (a cost-like name alone says nothing)."""
     from .._registry import Sentence
 
-    if not s["columns"]:
+    if not s["mixed_scales"]:
         return []
+    table = "normalised " if s["normalize"] != "none" else ""
     return [
         Sentence(
             "units",
-            f"Read the mean score with care: columns are on different scales or look like costs "
-            f"({', '.join(s['columns'][:4])}{', ...' if len(s['columns']) > 4 else ''}).",
+            f"Read the mean score with care: on the {table}table it reads, the task spreads are "
+            f"{s['spread_ratio']:.3g} times apart, so the widest column ({s['widest']}) weighs most.",
         )
     ]
 
