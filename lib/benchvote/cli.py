@@ -296,7 +296,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--html", metavar="REPORT.html", help="write the self-contained HTML report here")
     a.add_argument("--json", metavar="REPORT.json", help="write every number as JSON here ('-' for stdout)")
-    a.add_argument("--primary", default="mean_win_rate", choices=list(AUDIT_RULES), help="the rule that leads")
+    a.add_argument(
+        "--primary",
+        default="mean_score",
+        choices=list(AUDIT_RULES),
+        help="the rule that leads the verdict (default mean_score, on the normalised, weighted table)",
+    )
+    a.add_argument(
+        "--weights",
+        default=None,
+        metavar="FILE|T1=W1,T2=W2",
+        help="task weights of the cardinal parts (mean score, possible winners, cardinal sensitivity): a CSV/TSV "
+        "with columns task,weight or inline task=weight pairs; every task needs one",
+    )
+    a.add_argument(
+        "--table",
+        default=None,
+        metavar="RANKING.csv|.md|.tex",
+        help="write every model's raw scores and each rule's score and rank here (format from the extension)",
+    )
     a.add_argument(
         "--normalize",
         default="none",
@@ -430,9 +448,19 @@ def _names_in(
 
 def _check_normalize(args: Any) -> None:
     from .audit import NORMALIZATIONS
+    from .audit._rules import split_normalize
 
-    if args.normalize not in NORMALIZATIONS:
-        raise InputError(f"--normalize must be one of {', '.join(NORMALIZATIONS)}; got {args.normalize!r}")
+    method, model = split_normalize(args.normalize)
+    if method not in NORMALIZATIONS or (method == "baseline") != bool(model):
+        choices = ", ".join(n for n in NORMALIZATIONS if n != "baseline")
+        raise InputError(f"--normalize must be one of {choices} or baseline:MODEL; got {args.normalize!r}")
+    if args.table is not None:
+        from .audit.sections.scores import table_format
+
+        try:
+            table_format(args.table)
+        except ValueError as err:
+            raise InputError(str(err)) from None
 
 
 def _check_options(args: Any, scores: pd.DataFrame) -> tuple[list[str], list[str]]:
@@ -454,7 +482,7 @@ def _output_paths(args: Any) -> dict[str, Path]:
     """The report files, checked before anything is read or written: a writable folder, no folder, no shared path."""
     paths: dict[str, Path] = {}
     scores = Path(args.scores).resolve()
-    for option, value in (("--html", args.html), ("--json", args.json)):
+    for option, value in (("--html", args.html), ("--json", args.json), ("--table", args.table)):
         if value is None or (option == "--json" and value == "-"):
             continue
         path = Path(value).resolve()
@@ -478,7 +506,7 @@ def _quiet(args: Any) -> bool:
     return bool(args.quiet or (args.json is not None and args.html is None))
 
 
-def _reports(args: Any) -> tuple[Any, str | None, str | None]:
+def _reports(args: Any) -> tuple[Any, str | None, str | None, str | None]:
     """Read, audit and render; raises InputError or AuditInputError for bad input, anything else is a bug."""
     _check_normalize(args)
     _check_values(args)
@@ -490,7 +518,16 @@ def _reports(args: Any) -> tuple[Any, str | None, str | None]:
     title = args.title or f"Audit of {Path(args.scores).name}"
     html = report.to_html(title, book_url=args.book_url) if args.html else None
     text = report.to_json() if args.json else None
-    return report, html, text
+    return report, html, text, _table_text(args, report)
+
+
+def _table_text(args: Any, report: Any) -> str | None:
+    """The ``--table`` file's text (format from its extension, checked before the audit)."""
+    if args.table is None:
+        return None
+    from .audit.sections.scores import table_format, table_text
+
+    return table_text(report.to_dict(), table_format(args.table))
 
 
 def _check_values(args: Any) -> None:
@@ -536,14 +573,15 @@ def _umask() -> int:
     return mask
 
 
-def _write(args: Any, html: str | None, text: str | None) -> None:
+def _write(args: Any, html: str | None, text: str | None, table: str | None = None) -> None:
     """Every report file or none: each is written to a temporary file, and all are renamed once all are written.
 
     A path that is not a regular file (``/dev/null``, a pipe) is written in
     place, after every temporary file is complete and before the renames.
     """
     paths = _output_paths(args)
-    files = [(paths[o], t) for o, t in (("--html", html), ("--json", text)) if t is not None and o in paths]
+    outputs = (("--html", html), ("--json", text), ("--table", table))
+    files = [(paths[o], t) for o, t in outputs if t is not None and o in paths]
     special = [(path, t) for path, t in files if path.exists() and not path.is_file()]
     written: list[tuple[str, Path]] = []
     try:
@@ -588,13 +626,13 @@ def main(argv: list[str] | None = None) -> int:
     to_stdout = args.json == "-"
     try:
         with _stdout_to_stderr(to_stdout):  # with --json -, stdout holds the JSON and nothing else
-            report, html, text = _reports(args)
+            report, html, text, table = _reports(args)
     except (InputError, AuditInputError) as err:
         return _fail(str(err))
     except Exception as err:  # not the input's fault: a bug, reported as one
         return _internal(err)
     try:
-        _write(args, html, text)
+        _write(args, html, text, table)
     except OSError as err:
         return _fail(f"cannot write the report: {err}")
     if not _quiet(args):
@@ -633,6 +671,35 @@ def _groups(path: str | None, scores: pd.DataFrame) -> dict[str, str] | None:
     return dict(zip(frame["task"], frame["group"]))
 
 
+def _weights(text: str | None, scores: pd.DataFrame) -> dict[str, float] | None:
+    """``--weights``: a CSV/TSV file with columns task and weight, or inline ``task=weight`` pairs."""
+    if text is None:
+        return None
+    if Path(text).is_file():
+        try:
+            frame = pd.read_csv(text, sep=None, engine="python", dtype=str)
+        except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
+            raise InputError(f"--weights: cannot read {text} as CSV or TSV ({err})") from None
+        frame.columns = [str(c).strip().lower() for c in frame.columns]
+        if not {"task", "weight"} <= set(frame.columns):
+            raise InputError(f"--weights: {text} needs the columns task and weight; it has {', '.join(frame.columns)}")
+        pairs = list(zip(frame["task"].fillna(""), frame["weight"].fillna("")))
+    else:
+        if "=" not in text:
+            raise InputError(f"--weights: no such file, and not task=weight pairs: {text}")
+        pairs = [tuple(p.rsplit("=", 1)) if "=" in p else (p, "") for p in text.split(",") if p.strip()]
+    out: dict[str, float] = {}
+    for task, weight in pairs:
+        task = str(task).strip()
+        if task in out:
+            raise InputError(f"--weights: task {task!r} is given more than one weight")
+        out[task] = _number(str(weight).strip(), f"--weights, task {task!r}")
+    unknown = [t for t in out if t not in scores.columns]
+    if unknown:
+        raise InputError(f"--weights names unknown task(s): {', '.join(unknown[:5])}")
+    return out
+
+
 def _run(
     args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, costs: list[str], quiet: bool
 ) -> Any:
@@ -646,6 +713,7 @@ def _run(
             instances=instances,
             primary=args.primary,
             normalize=args.normalize,
+            weights=_weights(args.weights, scores),
             costs=costs,
             groups=groups,
             n_boot=args.n_boot,
