@@ -166,8 +166,7 @@ def lead_sentence(s: dict, first_models: int | None = None) -> str:
     primary, rules = s["primary"], s["rules"]
     top = s["leaders"][primary]
     label = rules[primary]["label"]
-    label = label[:1].lower() + label[1:] if not label[1:2].isupper() else label
-    head = f"{_together(top)} {'leads' if len(top) == 1 else 'tie for first'} under the primary rule, the {label}"
+    head = f"{_together(top)} {'leads' if len(top) == 1 else 'tie for first'} under the primary rule ({label})"
     if first_models is not None:
         head = f"On the complete part ({first_models} models), {head}"
     others = [q for q in s["leaders"] if q != primary]

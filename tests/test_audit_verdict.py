@@ -1,0 +1,209 @@
+"""The verdict reads right: the primary rule's leader first, units from the data, ties together, no row order.
+
+Also the cardinal options every cardinal part shares (task weights, the
+baseline normalisation) and one computation of the mean-score order.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import benchvote as bv
+from benchvote.audit import audit
+
+FAST = dict(n_boot=30, time_limit=5)
+
+
+def board(seed=0, m=7, n=5):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        rng.random((m, n)), index=[f"model {i}" for i in range(m)], columns=[f"task {k}" for k in range(n)]
+    )
+
+
+def first_sentence(report):
+    return report.verdict[0]["text"]
+
+
+# --------------------------------------------------------------------------- the primary rule leads
+
+
+def test_the_verdict_opens_with_the_mean_score_leader_and_names_the_rules_that_disagree():
+    s = pd.DataFrame(
+        {"t1": [0.9, 0.6, 0.5], "t2": [0.1, 0.6, 0.5], "t3": [0.9, 0.55, 0.6]}, index=["Spiky", "Steady", "Other"]
+    )
+    a = audit(s, **FAST)
+    means = s.mean(axis=1)
+    assert means.idxmax() == "Spiky"  # the published aggregate's leader
+    text = first_sentence(a)
+    assert text.startswith("Spiky leads under the primary rule (Mean score)")
+    r = a.sections["rankings"]
+    others = [q for q in r["leaders"] if q != "mean_score"]
+    agree = [q for q in others if r["leaders"][q] == ["Spiky"]]
+    assert f"{len(agree)} of the {len(others)} other rules agree" in text
+    for q in others:
+        if r["leaders"][q] != ["Spiky"]:
+            assert r["rules"][q]["label"] in text and "Steady" in text
+    assert a.verdict[0]["section"] == "rankings"
+
+
+def test_primary_chooses_the_rule_whose_leader_opens_the_verdict():
+    s = board(seed=3)
+    a = audit(s, primary="borda", **FAST)
+    leader = a.sections["rankings"]["leaders"]["borda"]
+    assert first_sentence(a).startswith(f"{' and '.join(leader)} ")
+    assert "under the primary rule (Borda)" in first_sentence(a)
+
+
+# --------------------------------------------------------------------------- units from the data
+
+
+def test_a_cost_like_name_with_equal_spreads_never_opens_the_verdict():
+    s = board(seed=1, n=4)
+    s.columns = ["Multi Turn Miss Param", "Memory KV", "Live Simple", "Irrelevance"]
+    s["Multi Turn Miss Param"] *= 2.0  # spread ratio about 2
+    a = audit(s, **FAST)
+    assert not any(v["section"] == "units" for v in a.verdict)
+    assert "Memory KV" in a.sections["units"]["cost_named"]  # a hint in its section only
+    assert not a.sections["units"]["mixed_scales"]
+
+
+def test_with_zscore_there_is_no_different_scales_alarm_and_the_notice_names_the_normalised_table():
+    s = board(seed=2)
+    s["task 0"] *= 1000.0
+    raw = audit(s, **FAST)
+    assert raw.sections["units"]["mixed_scales"] and any(v["section"] == "units" for v in raw.verdict)
+    z = audit(s, normalize="zscore", **FAST)
+    u = z.sections["units"]
+    assert not u["mixed_scales"] and u["normalized_spread_ratio"] == pytest.approx(1.0)
+    assert not any(v["section"] == "units" for v in z.verdict)
+    assert "different scales" not in " ".join(z.summary())
+    assert "(Mean score (zscore))" in first_sentence(z)
+    html = z.to_html()
+    assert "The mean score and the other cardinal parts use the normalised table" in html
+    assert "the columns are on different scales" not in html
+
+
+# --------------------------------------------------------------------------- ties and row order
+
+
+def twins():
+    s = board(seed=5, m=6, n=5)
+    s.loc["twin B"] = s.max() + 0.1  # beats every other model on every task
+    s.loc["twin A"] = s.loc["twin B"]
+    return s
+
+
+def test_identical_models_are_tied_together_whatever_the_row_order():
+    s = twins()
+    texts = []
+    for table in (s, s.iloc[::-1]):
+        a = audit(table, **FAST)
+        texts.append(a.summary())
+        assert first_sentence(a).startswith("twin A and twin B tie for first under the primary rule (Mean score)")
+        r = a.sections["rankings"]
+        assert r["condorcet_winner"] is None and r["weak_condorcet_winners"] == ["twin A", "twin B"]
+        assert r["rules"]["mean_score"]["ranks"]["twin A"] == r["rules"]["mean_score"]["ranks"]["twin B"] == 1.5
+        assert r["ranking"][:2] == ["twin A", "twin B"]  # ties in the order of the names
+        assert "no Condorcet winner" not in " ".join(a.summary())
+        assert any("twin A and twin B are tied weak Condorcet winners" in t for t in a.summary())
+    assert texts[0] == texts[1]
+
+
+def without_timings(x):
+    if isinstance(x, dict):
+        return {k: without_timings(v) for k, v in x.items() if k != "seconds"}
+    if isinstance(x, list):
+        return [without_timings(v) for v in x]
+    return x
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10**6), st.booleans(), st.randoms(use_true_random=False))
+def test_permuting_rows_and_columns_gives_the_same_report(seed, twin, rnd):
+    rng = np.random.default_rng(seed)
+    s = pd.DataFrame(rng.integers(0, 5, (6, 4)).astype(float), index=[f"m{i}" for i in range(6)], columns=list("pqrs"))
+    if twin:
+        s.loc["m5"] = s.loc["m2"]
+    rows, cols = list(s.index), list(s.columns)
+    rnd.shuffle(rows)
+    rnd.shuffle(cols)
+    hib = pd.Series([True, False, True, True], index=s.columns)
+    a = audit(s, hib, **FAST).to_dict()
+    b = audit(s.loc[rows, cols], hib[cols], **FAST).to_dict()
+    assert json.dumps(without_timings(a), sort_keys=True) == json.dumps(without_timings(b), sort_keys=True)
+
+
+# --------------------------------------------------------------------------- one mean-score order
+
+
+def test_every_section_states_one_mean_score_order_on_scales_1e16_apart():
+    s = pd.DataFrame(
+        {"big": [1e16, 1e16, 1e16 + 2, 0.0], "small": [1.0, 0.0, 0.0, 0.5], "t3": [0.0, 0.5, 0.2, 0.1]},
+        index=list("ABCD"),
+    )
+    exact = [sum(Fraction(v) for v in row) for row in s.to_numpy().tolist()]
+    assert exact[0] > exact[1]  # A is ahead of B by 1/3 of a point; the rounded means tie them
+    a = audit(s, eps=0.1, n_boot=30, time_limit=20)
+    mean_ranks = a.sections["rankings"]["rules"]["mean_score"]["ranks"]
+    assert mean_ranks == {"A": 2.0, "B": 3.0, "C": 1.0, "D": 4.0}
+    assert a.sections["cardinal_sensitivity"]["ranking_before"] == mean_ranks
+    assert a.sections["intervals"]["ranks"] == mean_ranks
+    assert a.sections["rankings"]["ranking"] == ["C", "A", "B", "D"]
+
+
+# --------------------------------------------------------------------------- weights and the baseline
+
+
+def test_weights_reach_the_mean_the_possible_winners_and_the_cardinal_sensitivity():
+    s = board(seed=7)
+    w = {t: float(k + 1) for k, t in enumerate(s.columns)}
+    a = audit(s, weights=w, **FAST)
+    weights = np.array([w[t] for t in s.columns])
+    oracle = {m: float(sum(Fraction(x) * Fraction(v) for x, v in zip(row, weights)) / int(weights.sum()))
+              for m, row in zip(s.index, s.to_numpy().tolist())}  # fmt: skip
+    mean = a.sections["rankings"]["rules"]["mean_score"]
+    assert mean["label"] == "Weighted mean score"
+    assert mean["scores"] == pytest.approx(oracle, rel=1e-12)
+    weighted_ranks = dict(zip(s.index, bv.rank(pd.Series(oracle)).tolist()))
+    assert mean["ranks"] == weighted_ranks
+    assert a.sections["cardinal_sensitivity"]["ranking_before"] == weighted_ranks
+    assert a.sections["intervals"]["ranks"] == weighted_ranks
+    assert a.settings["weights"] == w
+    # the possible winners' box starts from the published weighting: scaled columns give the same answer
+    scaled = s * (weights * len(weights) / weights.sum())
+    plain = audit(scaled, eps=a.sections["possible_winners"]["eps"], **FAST)
+    assert a.sections["possible_winners"]["possible"] == plain.sections["possible_winners"]["possible"]
+
+
+def test_the_weights_are_checked():
+    s = board()
+    with pytest.raises(ValueError, match="no weight to task"):
+        audit(s, weights={"task 0": 1.0})
+    with pytest.raises(ValueError, match="positive and finite"):
+        audit(s, weights={t: 0.0 for t in s.columns})
+    with pytest.raises(ValueError, match="unknown task"):
+        audit(s, weights={**{t: 1.0 for t in s.columns}, "nope": 1.0})
+
+
+def test_baseline_normalisation_divides_by_the_baseline_and_keeps_the_geometric_mean_order():
+    s = board(seed=8) + 0.5
+    hib = pd.Series([False] * s.shape[1], index=s.columns)  # errors: lower is better
+    a = audit(s, hib, normalize="baseline:model 3", **FAST)
+    rel = s / s.loc["model 3"]
+    mean = a.sections["rankings"]["rules"]["mean_score"]
+    assert mean["scores"] == pytest.approx((-rel.mean(axis=1)).to_dict(), rel=1e-12)
+    geo = a.sections["rankings"]["rules"]["geometric_mean"]
+    assert geo["ranks"] == dict(zip(s.index, bv.rank(bv.geometric_mean(s, False)).tolist()))
+    assert 1 / geo["scores"]["model 3"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="baseline model is not a model"):
+        audit(s, normalize="baseline:nobody")
+    with pytest.raises(ValueError, match="unknown normalize"):
+        audit(s, normalize="baseline:")
