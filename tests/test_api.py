@@ -127,6 +127,7 @@ PROTECTED, POOL = ["m0", "m1", "m2"], ["m3", "m4", "m5"]
 CALLS = {
     "aggregation.pairwise_wins": {},
     "aggregation.mean_score": {},
+    "aggregation.geometric_mean": {},
     "aggregation.mean_win_rate": {},
     "aggregation.borda": {},
     "aggregation.task_ranks": {},
@@ -135,6 +136,8 @@ CALLS = {
     "normalization.dynamic_range": dict(low=[0.0, 10.0, 0.0, 20.0], high=[1.0, 0.0, 1.0, 0.0]),
     "normalization.random_baseline": dict(baseline=[0.25, 10.0, 0.0, 20.0], maximum=[1.0, 0.0, 1.0, 0.0]),
     "normalization.min_max": {},
+    "normalization.relative_to_baseline": dict(baseline="m0"),
+    "rules.mean_ranks": {},
     "ranking.rank": {},
     "voting.majority_counts": {},
     "voting.margin_matrix": {},
@@ -229,8 +232,9 @@ def test_a_leaderboard_stands_for_the_pair(qualname):
 
 # --------------------------------------------------------------------------- every rule: higher is better
 
-# every rule of the registry but Bradley-Terry, which has no maximum-likelihood ratings when a model wins everything
-RULES = {name: rule.fn for name, rule in bv.rules.RULES.items() if name != "bradley_terry"} | {
+# every rule of the registry but Bradley-Terry, which has no maximum-likelihood ratings when a model wins everything,
+# and the geometric mean, defined for positive scores only (tested on them in test_rules)
+RULES = {name: rule.fn for name, rule in bv.rules.RULES.items() if name not in ("bradley_terry", "geometric_mean")} | {
     "partial_borda": bv.missing.partial_borda
 }
 

@@ -325,7 +325,10 @@ ORDINAL = ("diversity", "intervals", "ordinal_sensitivity", "domains", "spectrum
 @pytest.mark.parametrize("method", ["zscore", "minmax", "rank"])
 def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_parts(method):
     s, hib = _mixed()
-    raw, a = audit(s, hib, **FAST), audit(s, hib, normalize=method, **FAST)
+    raw, a = (
+        audit(s, hib, primary="mean_win_rate", **FAST),
+        audit(s, hib, primary="mean_win_rate", normalize=method, **FAST),
+    )
     assert a.settings["normalize"] == method and a.to_dict()["settings"]["normalize"] == method
     ours, theirs = raw.to_dict()["sections"], a.to_dict()["sections"]
     for name in ORDINAL:
@@ -358,7 +361,8 @@ def test_a_lower_is_better_task_keeps_its_direction_after_normalising(method):
     flipped["task 2"] = -flipped["task 2"]  # the same task, now higher-is-better
     a, b = audit(s, hib, normalize=method, **FAST), audit(flipped, normalize=method, **FAST)
     for rule, values in a.sections["rankings"]["rules"].items():
-        assert values["ranks"] == b.sections["rankings"]["rules"][rule]["ranks"], rule
+        if rule != "geometric_mean":  # negating a task takes it out of the geometric mean's domain (positive scores)
+            assert values["ranks"] == b.sections["rankings"]["rules"][rule]["ranks"], rule
     for key in ("possible", "top_k_possible", "eps"):
         assert a.sections["possible_winners"][key] == pytest.approx(b.sections["possible_winners"][key]), key
     for key in ("tau_distance", "ranking_before", "ranking_after"):
@@ -382,7 +386,7 @@ def test_a_zscore_audit_does_not_see_the_units_of_a_task():
         scaled["task 1"] *= factor
         a = audit(scaled, normalize="zscore", **FAST)
         for rule, values in base.sections["rankings"]["rules"].items():
-            assert a.sections["rankings"]["rules"][rule]["ranks"] == values["ranks"], (factor, rule)
+            assert a.sections["rankings"]["rules"][rule].get("ranks") == values.get("ranks"), (factor, rule)
         assert a.sections["rankings"]["ranking"] == base.sections["rankings"]["ranking"]
         for key in keys:
             assert a.sections["possible_winners"][key] == pytest.approx(base.sections["possible_winners"][key])
@@ -419,7 +423,7 @@ def test_costs_leave_every_aggregation_and_give_the_front():
     s = _sizes()
     hib = [True, True, True, False]
     raw = audit(s, hib, **FAST)
-    assert next(iter(raw.sections["rankings"]["rules"]["mean_score"]["ranks"].items())) == ("tiny", 1.0)
+    assert raw.sections["rankings"]["rules"]["mean_score"]["ranks"]["tiny"] == 1.0
     assert "params_M" in raw.sections["spectrum"]["pc1_loadings"]
     a = audit(s, hib, costs=["params_M"], **FAST)
     alone = audit(s.drop(columns="params_M"), **FAST)  # what the quality tasks say without the cost column
@@ -432,12 +436,12 @@ def test_costs_leave_every_aggregation_and_give_the_front():
     p = a.sections["pareto"]
     assert [e["model"] for e in p["front"]] == ["large", "medium", "small", "tiny"]
     assert [e["model"] for e in p["dominated"]] == ["bloated", "also-ran"]
-    quality = a.sections["rankings"]["rules"]["mean_win_rate"]["scores"]
+    quality = a.sections["rankings"]["rules"]["mean_score"]["scores"]
     assert all(e["quality"] == quality[e["model"]] for e in p["front"] + p["dominated"])
     assert [e["costs"] for e in p["front"]] == [[70.0], [13.0], [7.0], [1.5]]
     oracle = _front_oracle(np.array([quality[m] for m in s.index]), s[["params_M"]].to_numpy())
     assert {e["model"] for e in p["front"]} == set(s.index[oracle])
-    assert p["quality_rule"] == "mean_win_rate" and p["costs"] == ["params_M"]
+    assert p["quality_rule"] == "mean_score" and p["costs"] == ["params_M"]
     # a cost is lower-is-better whatever direction it was given
     again = audit(s, [True, True, True, True], costs="params_M", **FAST).sections["pareto"]
     assert again == p

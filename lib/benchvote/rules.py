@@ -49,6 +49,22 @@ def mean_ranks(
     Every float is a rational number, so the weighted means are compared without
     rounding; a gap of at most ``tol`` ties, as :func:`benchvote.rank` does with
     the rounded means (which merge 1e16 + 1 and 1e16).
+
+    Parameters
+    ----------
+    scores : array_like, DataFrame or Leaderboard, shape (m, n)
+        Models x tasks, complete.
+    higher_is_better : bool or sequence of bool
+        Direction of every task (a lower-is-better task enters negated).
+    weights : array_like of shape (n,), optional
+        Non-negative task weights (default: all equal).
+    tol : float
+        Tie tolerance on the means.
+
+    Examples
+    --------
+    >>> mean_ranks([[1e16, 1.0, 0.0], [1e16, 0.0, 0.5]])
+    array([1., 2.])
     """
     from .sensitivity._problem import _exact_ranks
 
@@ -142,6 +158,11 @@ def with_weights(weights: Any) -> dict[str, Rule]:
     """:data:`RULES` with the cardinal rules weighting the tasks by ``weights`` (one per task, in column order).
 
     The ordinal rules compare models task by task and are unchanged.
+
+    Parameters
+    ----------
+    weights : array_like of shape (n,)
+        Non-negative task weights, in the order of the table's columns.
 
     Examples
     --------

@@ -203,7 +203,7 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
     else:
         n = s["n_cycles"]
         text = f"There is no Condorcet winner ({n} majority cycle{'' if n == 1 else 's'} of three models)."
-    return out + [Sentence("rankings", text)]
+    return out + [Sentence("rankings", text, secondary=True)]
 
 
 SECTION = register(
