@@ -174,7 +174,7 @@ above {{ ui.v(s.threshold, "units.threshold", "g") }}: the columns are on differ
 {% if s.mixed_scales %}<p>What it means: {{ s.meaning }}. Widest column: {{ ui.name(s.widest) }}; narrowest: {{ ui.name(s.narrowest) }}.</p>{% endif %}{% endif %}
 {% if s.normalize == "none" %}<p>The mean score and the other cardinal parts (possible winners, cardinal sensitivity) read the scores as read{% if s.weighted %}, with the given task weights{% endif %}.</p>
 {% else %}<p>The mean score and the other cardinal parts use the normalised table (<code>{{ s.normalize }}</code>): {{ s.normalize_meaning }}.
-Before it, the largest task spread was {{ ui.v(s.raw_spread_ratio, "units.raw_spread_ratio", ".3g") }} times the smallest.
+After it, the largest task spread is {{ ui.v(s.normalized_spread_ratio, "units.normalized_spread_ratio", ".3g") }} times the smallest (before it, {{ ui.v(s.raw_spread_ratio, "units.raw_spread_ratio", ".3g") }}).
 {{ s.scope[:1]|upper }}{{ s.scope[1:] }}.</p>{% endif %}
 {% if s.suggestion %}<p>Suggestion: {{ s.suggestion }}.</p>{% endif %}
 <p>Label-noise box (possible winners, cardinal sensitivity): eps = {{ ui.v(s.eps, "units.eps", ".3g") }}, {{ s.eps_reason }}.</p>
