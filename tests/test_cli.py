@@ -110,7 +110,7 @@ BAD = {
         "board.csv",
         WIDE,
         ["--normalize", "log"],
-        "--normalize must be one of none, zscore, minmax, rank; got 'log'",
+        "--normalize must be one of none, zscore, minmax, rank or baseline:MODEL; got 'log'",
     ),
 }
 
@@ -450,7 +450,7 @@ def test_summary_and_html_when_asked(tmp_path, capsys):
     path = write(tmp_path, "b.csv", WIDE)
     assert main(["audit", str(path), "--html", str(tmp_path / "r.html"), *FAST]) == 0
     out = capsys.readouterr().out
-    assert "4 models x 3 tasks" in out and "first under" in out and "can be ranked first" in out
+    assert "4 models x 3 tasks" in out and "under the primary rule" in out and "can be ranked first" in out
     page = (tmp_path / "r.html").read_text()
     assert "<title>Audit of b.csv</title>" in page
     with pytest.raises(InputError):

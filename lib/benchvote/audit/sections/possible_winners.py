@@ -90,6 +90,7 @@ class Result(TypedDict):
     top_k_possible: list[str]
     top_k_undecided: list[str]
     stopped: str
+    published_weights: dict[str, float] | None
 
 
 def oriented(ctx: Context) -> pd.DataFrame:
@@ -273,6 +274,7 @@ def compute(ctx: Context, done: dict) -> Output:
             )  # fmt: skip
         ),
         **top,  # type: ignore[typeddict-item]
+        "published_weights": None if ctx.transform.weights is None else ctx.transform.weights.to_dict(),
     }
     return Output(dict(fields), {"possible_winners": _result(ctx, x, w)})
 
@@ -280,7 +282,8 @@ def compute(ctx: Context, done: dict) -> Output:
 TEMPLATE = """
 {% set key = "possible_winners" %}
 <p>Box: every task keeps between eps = {{ ui.v(s.eps, key ~ ".eps", ".3g") }} and all of its labels, so its weight
-lies between eps and 1 (read on the complete part, {{ ui.v(s.n_models, key ~ ".n_models", "d") }} models and
+lies between eps and 1{% if s.published_weights %} times its published weight (the weights option; every weight
+below is relative to it){% endif %} (read on the complete part, {{ ui.v(s.n_models, key ~ ".n_models", "d") }} models and
 {{ tasks|length }} tasks, after the cardinal normalisation).
 A model is a possible winner when some such weighting puts its weighted mean first, by more than the tie tolerance.</p>
 <p>Possible winners ({{ ui.count(s.possible, key ~ ".possible") }}), in the order of the primary ranking:
