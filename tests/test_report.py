@@ -263,7 +263,7 @@ def test_the_units_notice_says_which_table_the_cardinal_parts_read_and_what_to_t
     assert u["normalized_spread_ratio"] == pytest.approx(1.0) and u["eps"] == 0.01  # the spreads are all 1 now
     plain = html.unescape(re.sub(r"<[^>]+>", "", report.to_html()))
     assert "The mean score and the other cardinal parts use the normalised table (zscore)" in plain
-    assert "Suggestion" not in plain and "different scales" not in plain
+    assert "Suggestion" not in plain and "the columns are on different scales" not in plain
     assert "eps = 0.01, on the zscore-normalised table" in plain and "the ordinal parts" in plain
     assert "cardinal parts on the zscore-normalised table" in plain  # the line under the title
 
