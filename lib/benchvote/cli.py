@@ -687,7 +687,7 @@ def _weights(text: str | None, scores: pd.DataFrame) -> dict[str, float] | None:
     else:
         if "=" not in text:
             raise InputError(f"--weights: no such file, and not task=weight pairs: {text}")
-        pairs = [tuple(p.rsplit("=", 1)) if "=" in p else (p, "") for p in text.split(",") if p.strip()]
+        pairs = [(p.rsplit("=", 1)[0], p.rsplit("=", 1)[1] if "=" in p else "") for p in text.split(",") if p.strip()]
     out: dict[str, float] = {}
     for task, weight in pairs:
         task = str(task).strip()

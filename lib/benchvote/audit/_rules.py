@@ -90,8 +90,10 @@ def normalised(
     if method == "none":
         return work
     if method == "baseline":
+        if baseline_row is None:
+            raise NotDefined("the baseline normalisation needs a baseline model")
         try:
-            return relative_to_baseline(work, baseline=work.index[baseline_row])
+            return pd.DataFrame(relative_to_baseline(work, baseline=work.index[baseline_row]))
         except ValueError as err:
             raise NotDefined(str(err)) from None
     if method == "rank":

@@ -110,7 +110,11 @@ def compute(ctx: Context, done: dict) -> Output:
     distance = {a: {b: kendall_tau_distance(ranks[a], ranks[b]) for b in ranks} for a in ranks}
     winner = voting.condorcet_winner(work, hib, tol=tol)
     unbeaten = np.asarray(voting.margin_matrix(work.to_numpy(dtype=float), hib.to_numpy(dtype=bool), tol=tol)) >= 0
-    weak = [] if winner is not None else sorted(str(m) for m in work.index[unbeaten.all(axis=1)])
+    weak = (
+        []
+        if winner is not None
+        else sorted(str(m) for m, top in zip(work.index, np.atleast_1d(unbeaten.all(axis=1)).tolist()) if top)
+    )
     cycles = voting.condorcet_cycles(work, hib, tol=tol, limit=CYCLES_SHOWN)
     order = by_rank(work.index, ranks[primary])
     fields: Result = {
