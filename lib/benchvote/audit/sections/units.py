@@ -186,10 +186,11 @@ def render(view: Any) -> str:
 
 
 def verdict(s: dict, done: dict) -> list:
-    """A warning only when the spreads of the table the mean reads differ (a cost-like name alone says nothing)."""
+    """A warning when the mean score leads and the spreads of its table differ (a cost-like name alone says nothing)."""
     from .._registry import Sentence
 
-    if not s["mixed_scales"]:
+    primary = done.get("rankings", {}).get("primary", "mean_score")
+    if not s["mixed_scales"] or primary != "mean_score":  # another primary rule: the notice stays in its section
         return []
     table = "normalised " if s["normalize"] != "none" else ""
     return [
