@@ -43,7 +43,7 @@ def test_the_verdict_opens_with_the_mean_score_leader_and_names_the_rules_that_d
     means = s.mean(axis=1)
     assert means.idxmax() == "Spiky"  # the published aggregate's leader
     text = first_sentence(a)
-    assert text.startswith("Spiky leads under the primary rule (Mean score)")
+    assert text.startswith("On the whole table, Spiky leads under the primary rule (Mean score)")
     r = a.sections["rankings"]
     others = [q for q in r["leaders"] if q != "mean_score"]
     agree = [q for q in others if r["leaders"][q] == ["Spiky"]]
@@ -58,7 +58,7 @@ def test_primary_chooses_the_rule_whose_leader_opens_the_verdict():
     s = board(seed=3)
     a = audit(s, primary="borda", **FAST)
     leader = a.sections["rankings"]["leaders"]["borda"]
-    assert first_sentence(a).startswith(f"{' and '.join(leader)} ")
+    assert first_sentence(a).startswith(f"On the whole table, {' and '.join(leader)} ")
     assert "under the primary rule (Borda)" in first_sentence(a)
 
 
@@ -107,7 +107,9 @@ def test_identical_models_are_tied_together_whatever_the_row_order():
     for table in (s, s.iloc[::-1]):
         a = audit(table, **FAST)
         texts.append(a.summary())
-        assert first_sentence(a).startswith("twin A and twin B tie for first under the primary rule (Mean score)")
+        assert first_sentence(a).startswith(
+            "On the whole table, twin A and twin B tie for first under the primary rule (Mean score)"
+        )
         r = a.sections["rankings"]
         assert r["condorcet_winner"] is None and r["weak_condorcet_winners"] == ["twin A", "twin B"]
         assert r["rules"]["mean_score"]["ranks"]["twin A"] == r["rules"]["mean_score"]["ranks"]["twin B"] == 1.5

@@ -171,8 +171,11 @@ def lead_sentence(s: dict, first_models: int | None = None) -> str:
     top = s["leaders"][primary]
     label = rules[primary]["label"]
     head = f"{_together(top)} {'leads' if len(top) == 1 else 'tie for first'} under the primary rule ({label})"
-    if first_models is not None:
-        head = f"On the complete part ({first_models} models), {head}"
+    head = (
+        f"On the whole table, {head}"
+        if first_models is None
+        else f"On the complete part ({first_models} models), {head}"
+    )
     others = [q for q in s["leaders"] if q != primary]
     agree = [q for q in others if s["leaders"][q] == top]
     picks: dict[tuple, list[str]] = {}
@@ -189,9 +192,8 @@ def lead_sentence(s: dict, first_models: int | None = None) -> str:
 
 
 def verdict(s: dict, done: dict) -> list[Sentence]:
-    table = done.get("table", {})
-    partial = len(s["models"]) < table.get("n_models", len(s["models"]))
-    out = [Sentence("rankings", lead_sentence(s, len(s["models"]) if partial else None), lead=True)]
+    whole = done.get("table", {}).get("missing_cells") == 0
+    out = [Sentence("rankings", lead_sentence(s, None if whole else len(s["models"])), lead=True)]
     if s["condorcet_winner"]:
         text = f"{s['condorcet_winner']} is the Condorcet winner (beats every other model on a majority of tasks)."
     elif s["weak_condorcet_winners"]:
