@@ -72,8 +72,8 @@ def time_parts(
     total = time.perf_counter() - start
     seconds = {name: float(v) for name, v in report.timings.items()}
     for name, section in report.sections.items():
-        if "undefined" in section and failures is not None:
-            failures[name] = str(section["undefined"])[:100]
+        if section["status"] != "ok" and failures is not None:
+            failures[name] = str(section["reason"])[:100]
         rules = section.get("rules", {}) if name == "rankings" else {}
         for rule, entry in rules.items():
             if "undefined" in entry and failures is not None:
@@ -247,7 +247,7 @@ def main_boards(quick: bool = False) -> None:
         total = time.perf_counter() - start
         secs = a.timings
         slow = sorted(secs.items(), key=lambda kv: -kv[1])[:3]
-        undefined = [k for k, v in a.sections.items() if "undefined" in v]
+        undefined = [k for k, v in a.sections.items() if v["status"] != "ok"]
         rows.append(
             {
                 "board": name,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,9 @@ import pandas as pd
 import pytest
 from chromium import offline_page
 from explorable_checks import CHECKS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from test_ranking import _front_oracle
 
 import benchvote as bv
@@ -147,8 +151,8 @@ def test_bad_input():
     with pytest.raises(TypeError, match="labelled table"):
         audit(np.eye(3))
     s = _board(m=3, n=2, missing=0)
-    s.iloc[0, 0] = s.iloc[1, 1] = np.nan
-    with pytest.raises(ValueError, match="no two models are scored on the same two tasks"):
+    s.iloc[1:] = np.nan
+    with pytest.raises(ValueError, match=r"only one model \(model 0\) has a score"):
         audit(s, **FAST)
     with pytest.raises(ValueError, match="top_k must be >= 2"):
         audit(_board(), top_k=1)
@@ -261,7 +265,7 @@ def test_a_task_constant_on_the_complete_part_is_left_out_and_said_so():
     assert "same score" in t["constant_in_part"][0]["reason"]
     assert "flat" not in t["measured_tasks"] and "flat" not in t["left_out_tasks"]
     assert t["left_out_models"] == ["model 5"]
-    undefined = {name: sec["undefined"] for name, sec in a.sections.items() if "undefined" in sec}
+    undefined = {name: sec["reason"] for name, sec in a.sections.items() if sec["status"] != "ok"}
     assert not undefined, undefined
     # the complete-part sections are those of the part without the flat task
     part = s.loc[[m for m in s.index if m != "model 5"], ["task 0", "task 1", "task 2", "task 3"]]
@@ -604,13 +608,11 @@ def test_every_section_returns_exactly_its_typed_fields():
     )
     groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
     a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
-    head = {"title", "about", "chapter"}
+    head = {"title", "about", "chapter", "status"}
     for name, section in SECTIONS.items():
         assert name in a.sections, name
-        fields = set(a.sections[name]) - head
-        if "undefined" in fields:
-            continue
-        assert fields == set(get_type_hints(section.result)), name
+        assert a.sections[name]["status"] == "ok", (name, a.sections[name].get("reason"))
+        assert set(a.sections[name]) - head == set(get_type_hints(section.result)), name
 
 
 def test_no_import_cycle_in_the_library():
@@ -668,3 +670,246 @@ def test_short_names_stay_distinct_and_charts_do_not_overlap_their_labels(n_name
     k = min(n_names, 60)
     heat = _charts.heatmap(np.eye(k), names[:k], "t", "d")
     assert not _charts.overlapping(heat.row_labels, font=10) and not _charts.overlapping(heat.col_labels, font=9)
+
+
+# --------------------------------------------------------------------------- nothing can crash the audit
+
+NAN = np.nan
+
+
+def _frame(columns: dict, models: str) -> pd.DataFrame:
+    return pd.DataFrame(columns, index=list(models), dtype=float)
+
+
+def _strict_among_comparable(s: pd.DataFrame) -> dict:
+    """Oracle: per model, wins over the models it shares a task with, over (1 + their number); by brute force."""
+    out = {}
+    for a in s.index:
+        total, met = 0.0, 0
+        for b in s.index:
+            shared = [t for t in s.columns if b != a and not np.isnan(s.loc[a, t]) and not np.isnan(s.loc[b, t])]
+            if shared:
+                met += 1
+                total += sum(s.loc[a, t] > s.loc[b, t] for t in shared) / len(shared)
+        out[a] = total / (met + 1) if met else None
+    return out
+
+
+def test_pairs_of_models_that_share_no_task_are_counted_and_not_compared():
+    s = _frame(
+        {"t1": [1, 2, NAN, NAN, 5], "t2": [3, 1, NAN, NAN, 2], "t3": [NAN, NAN, 1, 2, 4], "t4": [NAN, NAN, 5, 3, 1]},
+        "ABCDE",
+    )
+    a = audit(s, **FAST)
+    st = a.sections["standings"]
+    assert st["status"] == "ok" and not a.errors
+    assert st["incomparable_pairs"] == 4 and st["n_pairs"] == 10  # A, B against C, D
+    assert sorted(map(sorted, st["incomparable_examples"])) == [["A", "C"], ["A", "D"], ["B", "C"], ["B", "D"]]
+    oracle = _strict_among_comparable(s)
+    assert st["scores"] == pytest.approx(oracle)
+    assert "share no scored task" in a.to_html()
+
+
+def test_on_a_table_where_every_pair_shares_a_task_the_standings_are_the_strict_mean_win_rate():
+    s = _board(seed=3, m=7, n=4, missing=5)
+    st = audit(s, **FAST).sections["standings"]
+    assert st["incomparable_pairs"] == 0 and "not a comparison" not in st["definition"]
+    expected = bv.mean_win_rate(s, tol=bv.DEFAULT_TIE_TOLERANCE)
+    assert st["scores"] == {m: float(v) for m, v in expected.items()}  # bit for bit
+
+
+def test_a_model_scored_only_where_no_other_model_is_is_listed_not_ranked():
+    s = _frame({"t1": [1, 2, 3, NAN], "t2": [3, 1, 2, NAN], "t3": [NAN, NAN, NAN, 4]}, "ABCD")
+    a = audit(s, **FAST)
+    st = a.sections["standings"]
+    assert st["unscored"] == ["D"] and "D" not in st["ranking"] and not a.errors
+    assert a.sections["table"]["constant_tasks"] == ["t3"]
+
+
+def test_a_model_with_no_score_is_listed_and_left_out_of_every_measure():
+    s = _frame({"t1": [1, 2, 3, NAN], "t2": [3, 1, 2, NAN], "t3": [2, 3, 1, NAN]}, "ABCD")
+    a = audit(s, **FAST)
+    assert a.sections["table"]["unscored_models"] == ["D"]
+    assert a.sections["standings"]["unscored"] == ["D"] and "D" not in a.sections["standings"]["ranking"]
+    assert a.sections["missing"]["status"] == "ok" and "D" not in a.sections["missing"]["ranking"]
+    assert all(sec["status"] == "ok" for sec in a.sections.values()), a.failed
+    assert "no score on a task that orders the models" in a.to_html()
+
+
+def test_an_empty_task_is_listed_and_left_out():
+    s = _board(seed=2, m=5, n=3)
+    s["never run"] = NAN
+    a = audit(s, **FAST)
+    assert a.sections["table"]["empty_tasks"] == ["never run"]
+    assert "never run" not in a.sections["rankings"]["tasks"] and not a.errors
+
+
+def test_a_table_without_a_complete_part_is_audited_as_far_as_the_data_allow():
+    s = _frame({"t1": [1, 2, NAN], "t2": [NAN, 1, 2], "t3": [3, NAN, 1]}, "ABC")  # no two models share two tasks
+    a = audit(s, **FAST)
+    assert a.sections["standings"]["status"] == "ok" and a.sections["table"]["status"] == "ok"
+    for name in ("rankings", "intervals", "possible_winners", "cardinal_sensitivity", "domains", "correlation"):
+        assert a.sections[name]["status"] == "not_applicable", name
+        assert "no two models are scored on the same two tasks" in a.sections[name]["reason"], name
+    assert a.sections["table"]["complete_part"] == a.sections["rankings"]["reason"].split(": ", 1)[1]
+    assert not a.errors and not a.failed
+    page = a.to_html()
+    assert page.count("Not computed on this table:") == sum(
+        s["status"] == "not_applicable" for s in a.sections.values()
+    )
+    assert all(v["section"] in ("standings", "missing", "table") for v in a.verdict)
+
+
+def test_the_domains_of_a_complete_part_of_two_models_are_not_applicable_and_say_why():
+    two = _frame({"t1": [1, 2], "t2": [3, 1], "t3": [2, 3]}, "AB")
+    part_of_two = _frame({"t1": [1, 2, 3, 4], "t2": [3, 1, NAN, NAN], "t3": [2, 3, 1, NAN]}, "ABCD")
+    for s in (two, part_of_two):
+        a = audit(s, **FAST)
+        assert a.sections["domains"]["status"] == "not_applicable"
+        assert "three or more" in a.sections["domains"]["reason"]
+        assert not a.errors, a.errors
+
+
+def test_scores_too_large_to_add_up_are_refused_naming_the_task():
+    s = _frame({"t1": [1.7e308, 1.6e308, 1.5e308], "t2": [1.7e308, 1.79e308, 1.0], "t3": [2, 3, 1]}, "ABC")
+    with pytest.raises(AuditInputError, match=r"task\(s\) t1, t2 have scores beyond .* rescale them"):
+        audit(s, **FAST)
+    spread = _frame({"t1": [1e308, -1e308, 0.5e308], "t2": [3, 1, 2], "t3": [2, 3, 1]}, "ABC")
+    with pytest.raises(AuditInputError, match=r"task\(s\) t1 have scores beyond"):
+        audit(spread, **FAST)
+
+
+def test_scores_just_under_the_bound_are_audited_without_overflow():
+    from benchvote.audit._prepare import MAGNITUDE_SHARE
+
+    s = _board(seed=9, m=6, n=4)
+    s["huge"] = np.linspace(-1.0, 1.0, 6) * MAGNITUDE_SHARE * np.finfo(float).max / 6  # at the bound
+    s.iloc[0, 0] = np.nan
+    for normalize in ("none", "zscore", "minmax"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # numpy's own overflow warnings too
+            a = audit(s, normalize=normalize, **FAST)
+            a.to_html()
+        assert not a.errors and all(sec["status"] != "error" for sec in a.sections.values()), normalize
+
+
+def test_the_refusals_name_what_is_wrong():
+    flat = _frame({"t1": [1, 1, 1], "t2": [2, 2, 2]}, "ABC")
+    with pytest.raises(AuditInputError, match="every model scored has the same score on t1, t2"):
+        audit(flat, **FAST)
+    one = _frame({"t1": [1, NAN, NAN], "t2": [NAN, 2, NAN]}, "ABC")
+    with pytest.raises(AuditInputError, match="only one model has a score on t1, t2"):
+        audit(one, **FAST)
+
+
+def test_a_task_constant_on_the_table_is_named_when_it_leaves_one_task():
+    # the old refusal read "task(s)  give all of them the same score": it named no task
+    s = _frame({"t1": [1, 2, 3], "flat": [5, 5, 5]}, "ABC")
+    a = audit(s, **FAST)
+    reason = a.sections["rankings"]["reason"]
+    assert "only task t1 orders the models" in reason and "same score on flat" in reason
+    assert a.sections["standings"]["ranking"] == ["C", "B", "A"] and not a.errors
+
+
+def _broken(monkeypatch, name: str, part: str = "compute") -> None:
+    import dataclasses
+
+    from benchvote.audit import _registry
+
+    def boom(*args, **kwargs):
+        raise ZeroDivisionError("planted failure")
+
+    monkeypatch.setitem(_registry._REGISTRY, name, dataclasses.replace(_registry._REGISTRY[name], **{part: boom}))
+
+
+def test_a_section_that_fails_is_reported_in_its_place_and_every_other_section_stands(monkeypatch):
+    s = _board(seed=1, missing=1)
+    whole = audit(s, **FAST).to_dict()["sections"]
+    _broken(monkeypatch, "correlation")
+    a = audit(s, **FAST)
+    assert a.failed == ["correlation"] and isinstance(a.errors["correlation"], ZeroDivisionError)
+    bad = a.sections["correlation"]
+    assert bad["status"] == "error" and "ZeroDivisionError: planted failure" in bad["error"]
+    assert "the correlation section failed" in bad["reason"] and "Traceback" not in bad["reason"]
+    ours = a.to_dict()["sections"]
+    for name in whole:
+        if name != "correlation":
+            assert ours[name] == whole[name], name
+    page = a.to_html()
+    assert "This section failed" in page and "planted failure" in page
+    assert page.count(" data-section=") == len(whole)
+
+
+def test_the_sections_that_build_on_a_failed_section_say_so(monkeypatch):
+    _broken(monkeypatch, "rankings")
+    a = audit(_board(seed=1), **FAST)
+    assert a.failed == ["rankings"]
+    for name, sec in SECTIONS.items():
+        if "rankings" in sec.needs and name in a.sections:
+            assert a.sections[name]["status"] == "not_applicable", name
+            assert "Rankings under several rules" in a.sections[name]["reason"], name
+    assert a.sections["spectrum"]["status"] == "ok"
+    assert all(v["section"] != "rankings" for v in a.verdict)
+
+
+def test_a_section_whose_page_fails_is_reported_in_the_page_and_in_the_json_written_after(monkeypatch):
+    _broken(monkeypatch, "spectrum", "render")
+    a = audit(_board(seed=1), **FAST)
+    assert not a.failed
+    page = a.to_html()
+    assert a.failed == ["spectrum"] and "This section failed" in page
+    assert json.loads(a.to_json())["sections"]["spectrum"]["status"] == "error"
+
+
+@st.composite
+def missing_patterns(draw) -> pd.DataFrame:
+    """Small tables with the missing patterns real boards have: disjoint blocks, models with one score or none,
+    no complete model, a task nobody ran, random holes; scores with ties, of any size up to the audit's bound."""
+    m, n = draw(st.integers(2, 7)), draw(st.integers(2, 6))
+    scale = draw(st.sampled_from([1.0, 1e-12, 1e6, 1e300]))
+    x = draw(arrays(np.float64, (m, n), elements=st.integers(-3, 3).map(float))) * scale
+    x += draw(arrays(np.float64, (m, n), elements=st.floats(0, 1))) * scale * draw(st.sampled_from([0.0, 1.0]))
+    kind = draw(st.sampled_from(["blocks", "one score", "no score", "no complete model", "empty task", "holes"]))
+    if kind == "blocks":
+        h, w = draw(st.integers(1, m - 1)), draw(st.integers(1, n - 1))
+        x[:h, w:] = x[h:, :w] = np.nan
+    elif kind == "one score":
+        for i in draw(st.sets(st.integers(0, m - 1), min_size=1)):
+            keep = draw(st.integers(0, n - 1))
+            x[i, [j for j in range(n) if j != keep]] = np.nan
+    elif kind == "no score":
+        x[sorted(draw(st.sets(st.integers(0, m - 1), min_size=1, max_size=m - 1))), :] = np.nan
+    elif kind == "no complete model":
+        for i in range(m):
+            x[i, draw(st.integers(0, n - 1))] = np.nan
+    elif kind == "empty task":
+        x[:, draw(st.integers(0, n - 1))] = np.nan
+    else:
+        x[draw(arrays(np.bool_, (m, n), elements=st.booleans()))] = np.nan
+    return pd.DataFrame(x, index=[f"m{i}" for i in range(m)], columns=[f"t{j}" for j in range(n)])
+
+
+#: What a refusal may say: only input that cannot be audited at all.
+REFUSALS = ("a ranking needs two models with scores", "no task orders the models")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(s=missing_patterns(), normalize=st.sampled_from(["none", "zscore", "minmax", "rank"]), lower=st.booleans())
+def test_no_missing_pattern_crashes_the_audit_and_every_section_has_a_status(s, normalize, lower):
+    try:
+        a = audit(s, not lower, normalize=normalize, n_boot=20, time_limit=2)
+    except AuditInputError as err:  # only a table nothing can be audited on
+        assert any(r in str(err) for r in REFUSALS), str(err)
+        tol = bv.DEFAULT_TIE_TOLERANCE
+        assert s.notna().sum(axis=1).gt(0).sum() < 2 or all(not s[t].max() - s[t].min() > tol for t in s.columns)
+        return
+    assert not a.errors, {k: repr(v) for k, v in a.errors.items()}
+    for name, sec in a.sections.items():
+        assert sec["status"] in ("ok", "not_applicable"), name
+        assert sec["status"] == "ok" or sec["reason"], name
+    page, text = a.to_html(), a.to_json()
+    assert not a.failed
+    assert re.findall(r'<section id="([^"]+)" data-section', page) == list(a.sections)
+    assert set(json.loads(text)["sections"]) == set(a.sections)
+    ranked = set(a.sections["standings"]["ranking"])
+    assert ranked | set(a.sections["standings"]["unscored"]) == set(s.index)

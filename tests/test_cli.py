@@ -96,7 +96,7 @@ BAD = {
         [],
         "has no score on instance 2 of task t1",
     ),
-    "every task constant": ("board.csv", "model,t1,t2\nA,1,2\nB,1,2\nC,1,2\n", [], "every task is constant"),
+    "every task constant": ("board.csv", "model,t1,t2\nA,1,2\nB,1,2\nC,1,2\n", [], "same score on t1, t2"),
     "bad option": ("board.csv", WIDE, ["--level", "1.5"], "level must be < 1"),
     "report folder missing": ("board.csv", WIDE, ["--html", "no/such/folder/r.html"], "does not exist"),
     "unknown cost column": (
@@ -547,16 +547,21 @@ def _boom(*args, **kwargs):
     raise ValueError("boom")
 
 
-def test_an_internal_error_exits_1_and_asks_for_a_bug_report(tmp_path, capsys, monkeypatch):
+def test_an_internal_error_in_a_section_writes_both_reports_exits_1_and_asks_for_a_bug_report(
+    tmp_path, capsys, monkeypatch
+):
     monkeypatch.setattr("benchvote.audit.sections.diversity.diversity", _boom)  # the diversity section calls it
     monkeypatch.delenv("BENCHVOTE_DEBUG", raising=False)
     path = write(tmp_path, "b.csv", WIDE)
     outputs = ["--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")]
     assert main(["audit", str(path), *outputs, *FAST]) == 1
     err = capsys.readouterr().err
-    assert "internal error" in err and "boom" in err and "bug" in err and "report it" in err
+    assert "internal error in the diversity section" in err and "boom" in err and "bug" in err and "report it" in err
     assert "Traceback" not in err and "error: boom" not in err
-    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()
+    sections = json.loads((tmp_path / "r.json").read_text())["sections"]
+    assert sections["diversity"]["status"] == "error" and "boom" in sections["diversity"]["error"]
+    assert all(s["status"] == "ok" for name, s in sections.items() if name != "diversity")
+    assert "This section failed" in (tmp_path / "r.html").read_text()
     monkeypatch.setenv("BENCHVOTE_DEBUG", "1")
     assert main(["audit", str(path), *outputs, *FAST]) == 1
     assert "Traceback" in capsys.readouterr().err
@@ -565,8 +570,9 @@ def test_an_internal_error_exits_1_and_asks_for_a_bug_report(tmp_path, capsys, m
 def test_an_internal_error_is_not_reported_as_an_undefined_section(monkeypatch):
     monkeypatch.setattr("benchvote.audit.sections.diversity.diversity", _boom)
     board = load("SuperGLUE").scores
-    with pytest.raises(ValueError, match="boom"):
-        bv.audit.audit(board, n_boot=20, time_limit=2)
+    a = bv.audit.audit(board, n_boot=20, time_limit=2)
+    assert a.sections["diversity"]["status"] == "error" and a.failed == ["diversity"]
+    assert isinstance(a.errors["diversity"], ValueError) and "boom" in a.sections["diversity"]["reason"]
 
 
 def test_an_undefined_measure_is_still_reported_in_its_section(tmp_path, capsys):
@@ -681,3 +687,24 @@ def test_book_url_links_each_section_to_its_chapter(tmp_path):
     assert "github.com" not in out.read_text() and "The book's chapter: <cite>" in out.read_text()
     assert main(["audit", str(path), "--html", str(out), "--book-url", "https://b.example/book", "--quiet", *FAST]) == 0
     assert '<a href="https://b.example/book/notebooks/missing.html">' in out.read_text()
+
+
+# --------------------------------------------------------------------------- nothing can crash the audit
+
+
+def test_a_board_where_two_models_share_no_task_is_audited(tmp_path, capsys):
+    # before, the standings section raised and the command stopped with an internal error and no report
+    path = write(tmp_path, "b.csv", "model,t1,t2,t3,t4\nA,1,3,,\nB,2,1,,\nC,,,1,5\nD,,,2,3\nE,5,2,4,1\n")
+    out = tmp_path / "r.json"
+    assert main(["audit", str(path), "--json", str(out), "--html", str(tmp_path / "r.html"), *FAST]) == 0
+    st = json.loads(out.read_text())["sections"]["standings"]
+    assert st["status"] == "ok" and st["incomparable_pairs"] == 4
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_scores_too_large_to_add_are_refused_in_one_line_naming_the_task(tmp_path, capsys):
+    path = write(tmp_path, "b.csv", "model,small,huge\nA,1,1.7e308\nB,2,1.6e308\nC,3,-1.5e308\n")
+    assert main(["audit", str(path), "--json", str(tmp_path / "r.json"), *FAST]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "huge" in err and "small" not in err
+    assert not (tmp_path / "r.json").exists()

@@ -27,6 +27,9 @@ the output paths are checked before the table is read, and the reports are
 written to temporary files renamed into place once all are written.  A failure inside benchvote is
 a bug: it exits with status 1 and asks for a bug report (the traceback is
 printed when the environment variable ``BENCHVOTE_DEBUG`` is set to ``1``).
+A failure inside one section of the audit is reported in that section of
+both reports, which are written all the same; the command then exits with
+status 1.
 Progress goes to stderr when it is a terminal; with ``--json -`` the JSON is
 the only thing written to stdout (native solver output is discarded, and the
 summary, if any, goes to stderr).
@@ -639,7 +642,25 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(report.to_dict()), file=sys.stderr if to_stdout else sys.stdout)
     if args.timings:
         _print_timings(report.timings)
-    return 0
+    return _failed_sections(report)
+
+
+def _failed_sections(report: Any) -> int:
+    """After the report is written: a section that failed is a bug (exit 1), named on stderr; else 0."""
+    if not report.errors:
+        return 0
+    for name, err in report.errors.items():
+        if os.environ.get("BENCHVOTE_DEBUG", "") not in ("", "0"):
+            traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+        repo = repository_url()
+        where = "to the benchvote authors" if repo is None else f"at {repo}/issues"
+        print(
+            f"benchvote audit: internal error in the {name} section ({type(err).__name__}: {err}); the rest of the "
+            f"report is written. This is a bug in benchvote; please report it {where} with the command you ran "
+            "(set BENCHVOTE_DEBUG=1 to print the traceback).",
+            file=sys.stderr,
+        )
+    return 1
 
 
 def _print_timings(timings: dict[str, float]) -> None:

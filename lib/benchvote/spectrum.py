@@ -31,7 +31,8 @@ class BenchmarkPCA:
         Share of the total variance of each component.
     pc1_scores : ndarray or Series
         Each model's coordinate on the first component, oriented to correlate
-        positively with the mean score.
+        positively with the mean score (when the mean score is the same for
+        every model, so that the loadings add up to a positive number).
     pc1_loadings : ndarray or Series
         The first component's weight on each task.
     """
@@ -87,7 +88,11 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
     explained = s**2 / total
     pc1 = u[:, 0] * s[0]
     loadings = vt[0]
-    if np.corrcoef(pc1, oriented.mean(axis=1))[0, 1] < 0:
+    mean = oriented.mean(axis=1)
+    # pc1 is centred, so this has the sign of its correlation with the mean score; when the mean score is the
+    # same for every model (no correlation defined), the tasks' loadings decide: positive on the whole
+    agree = float(np.dot(pc1, mean - mean.mean()))
+    if agree < 0 or (agree == 0 and loadings.sum() < 0):
         pc1, loadings = -pc1, -loadings
     load = pd.Series(loadings, index=pd.Index(mat.tasks), name="pc1_loading") if mat.labelled else loadings
     return BenchmarkPCA(

@@ -83,16 +83,29 @@ class View:
 
 
 def render_page(report: Any, title: str, book_url: str | None = None) -> str:
-    """One self-contained page for an :class:`benchvote.audit.Audit`; chapters linked under ``book_url`` if given."""
+    """One self-contained page for an :class:`benchvote.audit.Audit`; chapters linked under ``book_url`` if given.
+
+    A section whose rendering fails is a bug in that section: the page says so
+    in its place (and the report's section and :attr:`~benchvote.audit.Audit.errors`
+    record it, so that a JSON written afterwards says so too); the rest of the page stands.
+    """
     from .. import __version__
     from ._registry import CHAPTERS, chapter_url, section_registry
+    from ._run import OK, failure, plain
 
     data = report.to_dict()
     registry = section_registry()
-    bodies = {}
+    bodies: dict[str, str | None] = {}
     for name, fields in data["sections"].items():
-        view = View(name, fields, data["sections"], report.results, data["settings"])
-        bodies[name] = None if "undefined" in fields else registry[name].render(view)
+        bodies[name] = None
+        if fields["status"] != OK:
+            continue
+        try:
+            bodies[name] = registry[name].render(View(name, fields, data["sections"], report.results, data["settings"]))
+        except Exception as err:  # noqa: BLE001 - a bug in this section's page: said in its place, the rest stands
+            report.errors[name] = err
+            report.sections[name].update(failure(name, err, " to render its part of the page"))
+            data["sections"][name] = plain(report.sections[name])
     return (
         environment()
         .get_template("audit_report.html.j2")

@@ -13,6 +13,16 @@ leaving out the tasks with the most missing cells when that keeps more cells
 task on which every model has the same score cannot order anyone; it is
 reported and left out.  So is a task on which every model of the complete
 part has the same score (the part is then chosen again without it).
+
+**What is left out, and what is refused.**  A model with no score on any task
+that orders the models, and a task with no score at all, are listed (the
+``table`` and ``standings`` sections) and left out of every measure.  A table
+without a complete part of two models and two tasks is audited as far as the
+data allow: the sections that need the complete part say why they are not
+applicable.  Only a table that cannot be audited at all is refused
+(:class:`AuditInputError`): fewer than two models with a score, every task
+constant or empty, or scores too large to add up in floating point
+(:func:`check_magnitude`).
 """
 
 from __future__ import annotations
@@ -56,9 +66,12 @@ class Context:
     """The checked options and the parts of the table, shared read-only by every section.
 
     ``table`` holds the quality tasks (cost columns apart) with missing cells;
-    ``work`` its complete part without constant tasks; ``cardinal`` that part
-    normalised for the cardinal measures; ``eps`` the label-noise box's eps
-    (``None`` with ``box_undefined`` saying why).
+    ``work`` its complete part without constant tasks (no rows and no columns
+    when the table has none, with ``part_undefined`` saying why); ``cardinal``
+    that part normalised for the cardinal measures; ``eps`` the label-noise box's eps
+    (``None`` with ``box_undefined`` saying why).  ``unscored`` are the models
+    with no score on a task that orders the models, ``empty`` the tasks with no
+    score at all; both are left out of :attr:`quality`.
     """
 
     options: Options
@@ -76,6 +89,9 @@ class Context:
     instances: pd.DataFrame | None
     groups: Mapping[str, str]
     transform: Cardinal = Cardinal()
+    part_undefined: str | None = None
+    unscored: tuple = ()
+    empty: tuple = ()
 
     @property
     def has_missing(self) -> bool:
@@ -83,8 +99,12 @@ class Context:
 
     @property
     def quality(self) -> pd.DataFrame:
-        """The whole table without the tasks constant on it (what the missing-score rules rank)."""
-        return self.table[[t for t in self.table.columns if t not in self.constant]]
+        """The table without its constant or empty tasks and unscored models (what the missing-score rules rank)."""
+        left_out = set(self.constant) | set(self.empty)
+        unscored = set(self.unscored)
+        return self.table.loc[
+            [m for m in self.table.index if m not in unscored], [t for t in self.table.columns if t not in left_out]
+        ]
 
 
 def check_options(
@@ -173,22 +193,33 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
     if not isinstance(scores, pd.DataFrame):
         raise TypeError("audit needs a labelled table: a DataFrame (models x tasks) or a Leaderboard")
     with as_input_error():
-        mat = as_score_matrix(scores, allow_nan=True)
+        mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
         direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
     scores, direction = canonical(scores.astype(float), direction)
     table, direction, cost_table = split_costs(scores, direction, costs)
+    empty = [t for t in table.columns if table[t].isna().all()]
+    check_magnitude(table.drop(columns=empty))
+    scored = list(table.index[table.notna().any(axis=1).to_numpy()])
+    if len(scored) < 2:
+        who = f"only one model ({scored[0]!s}) has" if scored else "no model has"
+        raise AuditInputError(f"{who} a score; a ranking needs two models with scores")
     constant = constant_tasks(table, options.tol)
-    usable = [t for t in table.columns if t not in constant]
+    usable = [t for t in table.columns if t not in constant and t not in empty]
     if not usable:
-        raise AuditInputError("every task is constant: no task orders the models")
-    work, flat = complete_part(table[usable], options.tol)
+        raise AuditInputError(f"no task orders the models: {_unusable(table, constant, empty)}")
+    unscored = list(table.index[table[usable].isna().all(axis=1).to_numpy()])
+    rated = [m for m in table.index if m not in set(unscored)]
+    work, flat, part_undefined = complete_part(table.loc[rated, usable], options.tol, constant)
     hib = direction[work.columns]
     transform = cardinal_transform(work, table, options)
-    try:
-        cardinal = transform(work)
-    except NotDefined as err:
-        raise AuditInputError(f"normalize={options.normalize!r} is undefined on this table: {err}") from None
-    eps, box_undefined = box_eps(cardinal, hib, options.eps, options.tol)
+    cardinal, eps = work, options.eps
+    box_undefined: str | None = f"the table has no complete part ({part_undefined})"
+    if part_undefined is None:
+        try:
+            cardinal = transform(work)
+        except NotDefined as err:
+            raise AuditInputError(f"normalize={options.normalize!r} is undefined on this table: {err}") from None
+        eps, box_undefined = box_eps(cardinal, hib, options.eps, options.tol)
     return Context(
         options=options,
         table=table,
@@ -205,6 +236,9 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
         instances=instances,
         groups=check_groups(groups, table),
         transform=transform,
+        part_undefined=part_undefined,
+        unscored=tuple(unscored),
+        empty=tuple(empty),
     )
 
 
@@ -218,6 +252,48 @@ def canonical(scores: pd.DataFrame, direction: pd.Series) -> tuple[pd.DataFrame,
     rows = sorted(range(scores.shape[0]), key=lambda i: (str(scores.index[i]), i))
     cols = sorted(range(scores.shape[1]), key=lambda j: (str(scores.columns[j]), j))
     return scores.iloc[rows, cols], direction.iloc[cols]
+
+
+def _listed(tasks: Any, limit: int = 5) -> str:
+    """Up to ``limit`` names, comma-separated, and how many more."""
+    names = [str(t) for t in tasks]
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+def _unusable(table: pd.DataFrame, constant: list, empty: list) -> str:
+    """Why the tasks named order no model: one score, the same score for every model, or no score."""
+    single = [t for t in constant if table[t].notna().sum() == 1]
+    same = [t for t in constant if t not in single]
+    parts = []
+    if same:
+        parts.append(f"every model scored has the same score on {_listed(same)}")
+    if single:
+        parts.append(f"only one model has a score on {_listed(single)}")
+    if empty:
+        parts.append(f"no model has a score on {_listed(empty)}")
+    return "; ".join(parts)
+
+
+#: Scores may be at most this share of the largest float, over the table's larger side (see :func:`check_magnitude`).
+MAGNITUDE_SHARE = 0.25
+
+
+def check_magnitude(table: pd.DataFrame) -> None:
+    """Refuse scores so large that adding up a row or a column, or subtracting two scores, overflows.
+
+    The measures add up to ``max(m, n)`` scores and subtract two; with every
+    score at most :data:`MAGNITUDE_SHARE` x the largest float over ``max(m, n)``
+    no sum or difference overflows.  The message names the tasks beyond that.
+    """
+    bound = MAGNITUDE_SHARE * np.finfo(float).max / max(table.shape)
+    size = np.nanmax(np.abs(table.to_numpy(dtype=float)), axis=0, initial=0.0)
+    big = [t for t, v in zip(table.columns, size) if v > bound]
+    if big:
+        raise AuditInputError(
+            f"task(s) {_listed(big)} have scores beyond {bound:.3g} in absolute value: sums of the "
+            f"{max(table.shape)} scores of a row or a column would overflow; rescale them (e.g. divide by 1e300)"
+        )
 
 
 def check_groups(groups: Any, table: pd.DataFrame) -> dict[str, str]:
@@ -253,28 +329,27 @@ def constant_tasks(table: pd.DataFrame, tol: float) -> list:
     return [t for t in table.columns if table[t].notna().any() and (table[t].max() - table[t].min()) <= tol]
 
 
-def complete_part(table: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[dict]]:
+def complete_part(table: pd.DataFrame, tol: float, constant: Any = ()) -> tuple[pd.DataFrame, list[dict], str | None]:
     """The complete part the measures see, without the tasks that are constant on it.
 
     A task that orders the whole table can still give every model of the
     complete part the same score; it cannot order anyone there, so it is left
     out and the complete part chosen again (models left out only for missing
-    that task may come back).  Returns the part and, for every task so left
-    out, ``{"task", "score", "n_models", "reason"}``.
+    that task may come back).  Returns the part, for every task so left out
+    ``{"task", "score", "n_models", "reason"}``, and ``None``; or, when no part
+    of two models and two tasks remains, an empty part and the reason, naming
+    the tasks (``constant``: those constant on the whole table).
     """
     flat: list[dict] = []
     dropped: list = []
     while True:
         keep = [t for t in table.columns if t not in dropped]
-        if len(keep) < 2:
-            raise AuditInputError(
-                f"only task {keep[0]!s} orders the models scored on every task; task(s) "
-                f"{', '.join(f['task'] for f in flat)} give all of them the same score. The audit needs two tasks"
-            )
-        part = measured_part(table[keep])
+        part = measured_part(table[keep]) if len(keep) >= 2 else None
+        if part is None:
+            return table.iloc[:0, :0], flat, _no_part(keep, [f["task"] for f in flat], list(constant))
         same = constant_tasks(part, tol)
         if not same:
-            return part, flat
+            return part, flat, None
         dropped += same
         flat += [
             {"task": str(t), "score": float(part[t].iloc[0]), "n_models": len(part), "reason": CONSTANT_IN_PART}
@@ -282,13 +357,26 @@ def complete_part(table: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[d
         ]
 
 
-def measured_part(table: pd.DataFrame) -> pd.DataFrame:
+def _no_part(keep: list, flat: list, constant: list) -> str:
+    """Why there is no complete part of two models and two tasks, naming the tasks."""
+    if len(keep) >= 2:
+        return "no two models are scored on the same two tasks"
+    same = [*constant, *flat]
+    only = f"only task {keep[0]!s} orders the models" if keep else "no task orders the models"
+    if flat:
+        only += " scored on every task"
+    if same:
+        only += f"; every model{' of that part' if flat else ''} has the same score on {_listed(same)}"
+    return only + ", and the complete-data measures need two tasks"
+
+
+def measured_part(table: pd.DataFrame) -> pd.DataFrame | None:
     """The complete part the measures see: drop the tasks with the most missing cells while that pays.
 
     Dropping the ``d`` tasks with the most missing cells (ties: later columns
     first kept) leaves the models scored on every remaining task; the part
     with the most cells wins, the fewest dropped tasks among equals.  A
-    complete table is returned whole.
+    complete table is returned whole; ``None`` when no two models share two tasks.
     """
     observed = table.notna()
     gaps = (~observed).sum()
@@ -302,12 +390,7 @@ def measured_part(table: pd.DataFrame) -> pd.DataFrame:
             best = (cells, keep, models)
         if not gaps[order[dropped]]:
             break  # every task still kept is complete: dropping more only loses cells
-    if best is None:
-        raise AuditInputError(
-            "no two models are scored on the same two tasks; the audit needs a complete part of at least 2 x 2 "
-            "(partial rankings alone: benchvote.missing.partial_borda)"
-        )
-    return table.loc[best[2], best[1]]
+    return None if best is None else table.loc[best[2], best[1]]
 
 
 def box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -> tuple[float | None, str | None]:

@@ -95,6 +95,12 @@ class Section:
         ``when(ctx) -> bool``: whether the section runs on this table and these options.
     verdict : callable
         ``verdict(fields, done_fields) -> list[Sentence]``: its sentences of the verdict.
+    needs : tuple of str
+        The sections whose :class:`Output` ``compute`` reads from ``done``; when one of
+        them is not computed, this section is not applicable either, and says which.
+    complete_part : bool
+        Whether it measures the table's complete part; on a table without one
+        (no two models scored on the same two tasks), it is not applicable and says why.
     """
 
     name: str
@@ -107,6 +113,8 @@ class Section:
     render: Callable[..., str]
     when: Callable[[Any], bool] = _always
     verdict: Callable[..., list[Sentence]] = _no_verdict
+    needs: tuple[str, ...] = ()
+    complete_part: bool = True
 
     @property
     def chapter_title(self) -> str:

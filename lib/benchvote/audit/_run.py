@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..ranking import DEFAULT_TIE_TOLERANCE
 from ..rules import RuleUndefined
+from ._errors import AuditInputError
 from ._prepare import Context, check_options, prepare
 from ._registry import Output, Section, Sentence, section_registry
 
@@ -28,6 +29,15 @@ STOPPED = {
     "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
     "solver": "the solver ended a program unfinished; its model is left undecided",
 }
+
+#: A section's ``status``: computed, not applicable to this table (``reason`` says why), or failed (a bug;
+#: ``reason`` and ``error`` say what failed, the report is written all the same).
+OK, NOT_APPLICABLE, ERROR = "ok", "not_applicable", "error"
+STATUS_TEXT = {NOT_APPLICABLE: "is not computed on this table", ERROR: "failed (a bug in benchvote)"}
+#: The keys every section has, set by the audit; no section's own field may use them.
+RESERVED = frozenset({"title", "about", "chapter", "status", "reason", "error"})
+#: Longest error message a failed section quotes.
+MESSAGE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -49,11 +59,17 @@ class Audit:
     sections : dict
         Section name -> dict of plain numbers, strings and lists (the section's
         typed result, see :data:`benchvote.audit.SECTIONS`); every section has
-        ``title``, ``about`` and ``chapter``.
+        ``title``, ``about``, ``chapter`` and ``status``.  ``status``
+        is ``"ok"`` (the typed result follows), ``"not_applicable"`` (``reason``
+        says why the table does not allow it) or ``"error"`` (a bug in
+        benchvote: ``reason`` and ``error`` say what failed).
     settings : dict
         The options the audit ran with.
     verdict : list of dict
         The opening sentences, each ``{"section", "text"}``.
+    errors : dict
+        Section name -> the exception of each section that failed (a bug in
+        benchvote, also stated in that section: ``status`` ``"error"``).
     results : dict
         The library objects behind the sections, for further work:
         ``"scores"`` and ``"higher_is_better"`` (the complete part), ``"cardinal_scores"``
@@ -72,6 +88,12 @@ class Audit:
     verdict: list = field(default_factory=list)
     results: dict = field(default_factory=dict, repr=False)
     timings: dict = field(default_factory=dict, repr=False)
+    errors: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def failed(self) -> list[str]:
+        """The sections that failed (a bug in benchvote), in report order."""
+        return [name for name, sec in self.sections.items() if sec.get("status") == ERROR]
 
     def to_dict(self) -> dict:
         """Everything as JSON-ready builtins (``nan`` becomes ``None``)."""
@@ -207,12 +229,16 @@ def audit(
     Raises
     ------
     AuditInputError
-        (a ``ValueError``) When the table has fewer than two models or tasks
-        (cost columns apart), an unknown ``primary`` or ``normalize``, a cost
-        or group that is not a column, a primary rule undefined on the table, an option
-        out of range, or no complete part of two models and two tasks.  A measure
-        that is not defined on the table does not raise: its section says why
-        (``{"undefined": reason}``).
+        (a ``ValueError``) Only input that cannot be audited at all: fewer than
+        two models with a score or two tasks with one (cost columns apart),
+        every task constant, scores too large to add up, an unknown ``primary``
+        or ``normalize``, a cost or group that is not a column, a primary rule
+        undefined on the table, an option out of range.  A measure that is not
+        defined on the table does not raise: its section says why (``status``
+        ``"not_applicable"`` and ``reason``), and so do the sections that build
+        on it or on the complete part when the table has none.  An unexpected
+        error inside a section does not raise either: the section reports it
+        (``status`` ``"error"``, see :attr:`Audit.errors`) and the others stand.
 
     Examples
     --------
@@ -229,33 +255,96 @@ def audit(
         primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed, weights=weights
     )
     ctx = prepare(scores, higher_is_better, options, costs, instances, groups)
-    planned = [s for s in section_registry().values() if s.when(ctx)]
+    planned = _plan(ctx)
     done: dict[str, Output] = {}
     report: dict[str, dict] = {}
+    errors: dict[str, BaseException] = {}
     timings: dict[str, float] = {}
     for k, section in enumerate(planned):
         if progress is not None:
             progress(Step(section.name, section.title, k, len(planned)))
         start = time.perf_counter()
-        report[section.name] = _run_section(section, ctx, done)
+        report[section.name] = _run_section(section, ctx, done, report, errors)
         timings[section.name] = time.perf_counter() - start
     results: dict[str, Any] = {"scores": ctx.work, "higher_is_better": ctx.hib, "cardinal_scores": ctx.cardinal}
     for out in done.values():
         results.update(out.objects)
-    verdict = _verdict(planned, report)
-    return Audit(sections=report, settings=_settings(ctx), verdict=verdict, results=results, timings=timings)
+    verdict = _verdict(planned, report, errors)
+    return Audit(
+        sections=report, settings=_settings(ctx), verdict=verdict, results=results, timings=timings, errors=errors
+    )
 
 
-def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dict:
-    """One section's fields, with its title, meaning and chapter; a measure's documented limit is reported."""
-    try:
-        out = section.compute(ctx, done)
-        done[section.name] = out
-        fields = dict(out.fields)
-    except (
-        RuleUndefined
-    ) as err:  # NotDefined or a rule's own: a measure's documented limit; any other error is a bug and propagates
-        fields = {"undefined": str(err)}
+def _plan(ctx: Context) -> list[Section]:
+    """The sections that run on this table and these options, in report order.
+
+    A section whose own condition fails is planned all the same, so that its
+    failure is reported in its place.
+    """
+    planned = []
+    for section in section_registry().values():
+        try:
+            runs = bool(section.when(ctx))
+        except Exception:  # noqa: BLE001 - compute will meet the same failure and report it as this section's bug
+            runs = True
+        if runs:
+            planned.append(section)
+    return planned
+
+
+def _not_applicable(section: Section, ctx: Context, report: dict[str, dict]) -> str | None:
+    """Why ``section`` cannot be computed before it is tried: no complete part, or a section it builds on."""
+    if section.complete_part and ctx.part_undefined is not None:
+        return f"it measures the complete part of the table, and there is none: {ctx.part_undefined}"
+    for need in section.needs:
+        sec = report.get(need)
+        if sec is None or sec["status"] != OK:
+            why = "does not run on this table" if sec is None else STATUS_TEXT[sec["status"]]
+            title = sec["title"] if sec is not None else need
+            return f"it builds on the section {title!r}, which {why}"
+    return None
+
+
+def failure(section: str, err: BaseException, where: str = "") -> dict:
+    """The fields of a section that failed: a bug in benchvote, said in its place (the traceback is not shown)."""
+    message = f"{type(err).__name__}: {err}"
+    if len(message) > MESSAGE_CHARS:
+        message = message[: MESSAGE_CHARS - 3] + "..."
+    return {
+        "status": ERROR,
+        "reason": f"a bug in benchvote: the {section} section failed{where} ({message}); the other sections are "
+        "not affected; please report it with the command you ran",
+        "error": message,
+    }
+
+
+def _run_section(
+    section: Section, ctx: Context, done: dict[str, Output], report: dict[str, dict], errors: dict
+) -> dict:
+    """One section's fields, with its title, meaning, chapter and status.
+
+    A measure's documented limit (:class:`~benchvote.rules.RuleUndefined`) makes it
+    not applicable with the reason; any other exception is recorded as a bug in this
+    section (``errors``), and the audit goes on.  Only bad input
+    (:class:`AuditInputError`) stops the audit.
+    """
+    reason = _not_applicable(section, ctx, report)
+    fields: dict[str, Any] = {"status": NOT_APPLICABLE, "reason": reason}
+    if reason is None:
+        try:
+            out = section.compute(ctx, done)
+            clash = sorted(set(out.fields) & RESERVED)
+            if clash:
+                raise RuntimeError(f"the section's fields use the report's own keys {clash}")
+            done[section.name] = out
+            fields = {"status": OK, **out.fields}
+        except AuditInputError:
+            raise
+        except RuleUndefined as err:  # NotDefined or a rule's own: a measure's documented limit
+            fields = {"status": NOT_APPLICABLE, "reason": str(err)}
+        except Exception as err:  # noqa: BLE001 - a bug in this section: reported in its place, the rest stands
+            errors[section.name] = err
+            fields = failure(section.name, err)
     head = {"title": section.title, "about": section.about, "chapter": section.chapter}
     return {**head, **fields}
 
@@ -264,16 +353,22 @@ def _run_section(section: Section, ctx: Context, done: dict[str, Output]) -> dic
 VERDICT_SENTENCES = 6
 
 
-def _verdict(planned: list[Section], report: dict[str, dict]) -> list[dict]:
+def _verdict(planned: list[Section], report: dict[str, dict], errors: dict) -> list[dict]:
     """The lead sentence, then the sections' sentences in report order, at most :data:`VERDICT_SENTENCES`.
 
-    Sections that are undefined on the table say nothing.
+    A section that is not computed says nothing; a verdict that fails is a bug
+    in its section, recorded there.
     """
     out: list[Sentence] = []
-    fields = {name: sec for name, sec in report.items() if "undefined" not in sec}
+    fields = {name: sec for name, sec in report.items() if sec["status"] == OK}
     for section in planned:
-        if section.name in fields:
+        if section.name not in fields:
+            continue
+        try:
             out += section.verdict(fields[section.name], fields)
+        except Exception as err:  # noqa: BLE001 - reported as a bug in this section's verdict
+            errors[section.name] = err
+            report[section.name].update(failure(section.name, err, " to write its verdict sentence"))
     ranked = sorted(range(len(out)), key=lambda k: (not out[k].lead, out[k].secondary, k))[:VERDICT_SENTENCES]
     kept = sorted(ranked, key=lambda k: (not out[k].lead, k))  # the lead first, then report order
     return [{"section": out[k].section, "text": out[k].text} for k in kept]
@@ -326,11 +421,15 @@ def summary(report: dict) -> str:
     3 models x 3 tasks, 0 missing cells
     """
     t = report["sections"]["table"]
-    lines = [f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells"]
+    lines = []
+    if t["status"] == OK:
+        lines.append(f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells")
     lines += [f"- {s['text']}" for s in report["verdict"]]
     for name, sec in report["sections"].items():
-        if "undefined" in sec:
-            lines.append(f"{name}: not computed ({sec['undefined']})")
+        if sec["status"] == NOT_APPLICABLE:
+            lines.append(f"{name}: not computed ({sec['reason']})")
+        elif sec["status"] == ERROR:
+            lines.append(f"{name}: FAILED ({sec['reason']})")
     return "\n".join(lines)
 
 

@@ -71,7 +71,14 @@ def _one_torch_thread(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _task_std(values: np.ndarray) -> np.ndarray:
-    return values.std(axis=0, ddof=0)
+    """Each column's standard deviation (``ddof=0``), computed on the column brought to unit size.
+
+    Squaring scores beyond about 1e154 overflows; dividing each column by its
+    largest absolute value first (and multiplying back) does not.
+    """
+    scale = np.abs(values).max(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    return (values / scale).std(axis=0, ddof=0) * scale
 
 
 def _check_no_constant_task(mat: Any, tol: float) -> None:
@@ -340,7 +347,7 @@ def _column_factors(x: np.ndarray, eps: float) -> np.ndarray:
     matters, so nothing is lost; every answer is still recounted exactly on
     the published scores.
     """
-    spread = x.std(axis=0)
+    spread = _task_std(x)
     ok = np.isfinite(spread) & (spread > 0)
     if not ok.any():
         return np.ones(x.shape[1])
@@ -463,8 +470,9 @@ def _coordinate_polish(
             at, low, high = a[t], lo[t], hi[t]
             # c = g - dt a_t is the pairs' values without weight t; only its parts are formed here
             fixed = int((g[zero] < 0).sum())
-            bpos = -(g[pos] - dpos * at) / dpos  # reversed for a_t below the threshold
-            bneg = -(g[neg] - dneg * at) / dneg  # reversed for a_t above the threshold
+            with np.errstate(over="ignore"):  # a threshold beyond the largest float is infinite, and counted right
+                bpos = -(g[pos] - dpos * at) / dpos  # reversed for a_t below the threshold
+                bneg = -(g[neg] - dneg * at) / dneg  # reversed for a_t above the threshold
             # thresholds outside [low, high] contribute a constant; only the inner ones need sorting
             fixed += int((bpos >= high).sum()) + int((bneg <= low).sum())
             bpos = np.sort(bpos[(bpos > low) & (bpos < high)])

@@ -369,7 +369,8 @@ def _top_k(
     beaten_by = sure.sum(axis=1)
     undecided[:] = False  # the winner programs' doubts concern first place, not the top k
     f = prob.factors
-    wide = float((prob.hi * f).max() / (prob.lo * f).min()) > WIDE_BOX
+    with np.errstate(over="ignore"):  # a ratio beyond the largest float is infinite: wide
+        wide = float((prob.hi * f).max() / (prob.lo * f).min()) > WIDE_BOX
     stopped = ""
     for i in range(m):
         if beaten_by[i] >= top:

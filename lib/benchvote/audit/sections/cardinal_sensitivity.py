@@ -54,7 +54,7 @@ class Result(TypedDict):
     n_pairs: int
     upper_bound: float | None
     optimal: bool
-    status: str
+    exactness: str
     stopped: str
     work: int
     mrc: float
@@ -176,7 +176,7 @@ def compute(ctx: Context, done: dict) -> Output:
         "n_pairs": m * (m - 1) // 2,
         "upper_bound": r.upper_bound,
         "optimal": bool(r.optimal),
-        "status": "",
+        "exactness": "",
         "stopped": r.stopped,
         "work": int(r.work),
         "mrc": r.mrc,
@@ -195,7 +195,7 @@ def compute(ctx: Context, done: dict) -> Output:
             f"(limit {SCOPE_MODELS}: the exact searches grow faster than the square of the number of models)"
         ),
     }
-    fields["status"] = status(fields)  # type: ignore[arg-type]
+    fields["exactness"] = status(fields)  # type: ignore[arg-type]
     return Output(dict(fields), {"cardinal": r, "cardinal_field": card})
 
 
@@ -207,7 +207,7 @@ A pair is reversed when the reweighted mean score orders it strictly the other w
 the tau distance is the share of pairs reversed.</p>
 <p>Worst reweighting found: tau distance <strong>{{ ui.v(s.tau_distance, key ~ ".tau_distance") }}</strong>
 ({{ ui.v(s.n_flipped, key ~ ".n_flipped", "d") }} pairs reversed),
-{% if s.optimal or s.upper_bound is none %}{{ s.status }}{% else %}certified bound {{ ui.v(s.upper_bound, key ~ ".upper_bound") }}{% endif %};
+{% if s.optimal or s.upper_bound is none %}{{ s.exactness }}{% else %}certified bound {{ ui.v(s.upper_bound, key ~ ".upper_bound") }}{% endif %};
 method {{ s.method }}; largest rank change {{ ui.v(s.mrc, key ~ ".mrc") }} (the largest move of one model divided by the number of models minus one; 1 = from first to last).</p>
 {% if s.note %}<p>{{ s.note[:1]|upper }}{{ s.note[1:] }}.</p>{% endif %}
 {% if s.stopped and not s.optimal %}<p>{{ stopped[s.stopped][:1]|upper }}{{ stopped[s.stopped][1:] }}.</p>{% endif %}
@@ -262,7 +262,7 @@ def verdict(s: dict, done: dict) -> list:
         Sentence(
             "cardinal_sensitivity",
             f"A re-weighting that keeps at least {s['eps']:.3g} of every task's labels reverses "
-            f"{s['tau_distance'] * 100:.0f}% of the model pairs{scope} ({s['n_flipped']} pairs; {s['status']}).",
+            f"{s['tau_distance'] * 100:.0f}% of the model pairs{scope} ({s['n_flipped']} pairs; {s['exactness']}).",
         )
     ]
 

@@ -36,6 +36,11 @@ class Result(TypedDict):
 
 def compute(ctx: Context, done: dict) -> Output:
     order = done["rankings"].objects["order"]
+    if len(order) < 3:
+        raise NotDefined(
+            f"the complete part has {len(order)} models, and the domain restrictions concern three or more: any "
+            "ranking of two models is single-peaked and group-separable, and their majority relation has no cycle"
+        )
     top = order[: min(max(ctx.options.top_models, 3), len(order))]
     if len(top) > KEMENY_MAX_MODELS:
         raise NotDefined(f"Kemeny is limited to {KEMENY_MAX_MODELS} models; top_models is {ctx.options.top_models}")
@@ -107,6 +112,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         verdict=verdict,
     )
 )

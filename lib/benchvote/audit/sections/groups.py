@@ -154,6 +154,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         when=when,
         verdict=verdict,
     )

@@ -132,6 +132,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         verdict=verdict,
     )
 )

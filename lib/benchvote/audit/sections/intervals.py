@@ -311,6 +311,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         verdict=verdict,
     )
 )

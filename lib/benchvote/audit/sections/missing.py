@@ -134,6 +134,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        complete_part=False,
         when=when,
         verdict=verdict,
     )

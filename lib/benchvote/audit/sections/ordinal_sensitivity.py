@@ -38,7 +38,7 @@ class Result(TypedDict):
     n_pairs: int
     upper_bound: float | None
     optimal: bool
-    status: str
+    exactness: str
     stopped: str
     added: list[str]
     method: str
@@ -114,7 +114,7 @@ def compute(ctx: Context, done: dict) -> Output:
         "n_pairs": p * (p - 1) // 2,
         "upper_bound": r.upper_bound,
         "optimal": bool(r.optimal),
-        "status": "",
+        "exactness": "",
         "stopped": r.stopped,
         "added": names(r.added),
         "method": r.method,
@@ -131,7 +131,7 @@ def compute(ctx: Context, done: dict) -> Output:
         ),
         **_iia(ctx, work, order),  # type: ignore[typeddict-item]
     }
-    fields["status"] = status(fields)  # type: ignore[arg-type]
+    fields["exactness"] = status(fields)  # type: ignore[arg-type]
     return Output(dict(fields), {"ordinal": r})
 
 
@@ -142,7 +142,7 @@ strict mean win rate, at least two): {{ ui.names(s.protected) }}. They are ranke
 mean win rate{% if s.iia_rule != "mean_win_rate" %} ({{ win_rate }}){% else %} (defined below){% endif %}; then models of the field are added and every win rate is recomputed.</p>
 <p>Adding {{ ui.count(s.added, key ~ ".added") }} model{{ s.added|length|s }}{% if s.added %} ({{ ui.names(s.added[:8]) }}{% if s.added|length > 8 %} and {{ s.added|length - 8 }} more{% endif %}){% endif %} reverses {{ ui.v(s.n_flipped, key ~ ".n_flipped", "d") }} of the {{ ui.v(s.n_pairs, key ~ ".n_pairs", "d") }} protected pairs
 (tau distance {{ ui.v(s.tau_distance, key ~ ".tau_distance") }}: the share of pairs reversed;
-{% if s.optimal or s.upper_bound is none %}{{ s.status }}{% else %}certified bound {{ ui.v(s.upper_bound, key ~ ".upper_bound") }}{% endif %};
+{% if s.optimal or s.upper_bound is none %}{{ s.exactness }}{% else %}certified bound {{ ui.v(s.upper_bound, key ~ ".upper_bound") }}{% endif %};
 method {{ s.method }}){% if s.stopped and not s.optimal %}; {{ stopped[s.stopped] }}{% endif %}.</p>
 {% if s.iia_pairs %}
 <p>IIA certificates among the top {{ ui.count(s.iia_top, key ~ ".iia_top") }} models of the primary ranking
@@ -173,9 +173,9 @@ def verdict(s: dict, done: dict) -> list:
         among = f"the {len(s['protected'])} protected top models"
         text = (
             f"Adding models{field} can reverse {s['tau_distance'] * 100:.0f}% of the pairs among {among} "
-            f"({s['n_flipped']} of {s['n_pairs']}; {s['status']})."
+            f"({s['n_flipped']} of {s['n_pairs']}; {s['exactness']})."
             if s["n_flipped"]
-            else f"Adding models{field} reverses none of the pairs among {among} ({s['status']})."
+            else f"Adding models{field} reverses none of the pairs among {among} ({s['exactness']})."
         )
         out.append(Sentence("ordinal_sensitivity", text))
     return out
@@ -193,6 +193,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         verdict=verdict,
     )
 )

@@ -171,6 +171,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         when=when,
         verdict=verdict,
     )

@@ -341,6 +341,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
         verdict=verdict,
     )
 )

@@ -8,6 +8,12 @@ to it partial Borda (each task's partial ranking, :func:`benchvote.missing.parti
 and each model's coverage, tasks scored / tasks.  A model scored on fewer
 than :data:`LOW_COVERAGE` of the tasks is flagged: its win rate rests on few
 comparisons, and a first place it takes is not a fact about the benchmark.
+
+Two models that share no scored task are not a comparison: the strict win
+rate then averages, for each model, over the models it shares a task with
+(itself included, as on a complete table, where this is the strict mean win
+rate), and the section counts those pairs.  A model with no score on a task
+that orders the models is listed and not ranked.
 """
 
 from __future__ import annotations
@@ -24,6 +30,13 @@ from .._registry import Output, Section, Sentence, register
 
 #: Below this share of the tasks scored, a model is flagged as low coverage.
 LOW_COVERAGE = 0.5
+#: How many pairs of models that share no task the report names (all are counted).
+EXAMPLES = 5
+#: What the strict win rate means when some pairs share no task.
+INCOMPARABLE = (
+    "; a pair of models that share no scored task is not a comparison: each model's rate averages over the "
+    "models it shares a task with, itself included"
+)
 
 
 class Result(TypedDict):
@@ -40,6 +53,10 @@ class Result(TypedDict):
     low_coverage: list[str]
     threshold: float
     in_complete_part: dict[str, bool]
+    unscored: list[str]
+    n_pairs: int
+    incomparable_pairs: int
+    incomparable_examples: list[list[str]]
 
 
 def _rule(ctx: Context) -> str:
@@ -58,35 +75,60 @@ def _partial_borda(full: pd.DataFrame, hib: pd.Series, tol: float) -> Any:
     return partial_borda(full, hib, tol=tol)
 
 
+def _strict_among_comparable(counts: Any) -> np.ndarray:
+    """The strict mean win rate over the models each one shares a task with (itself included).
+
+    On a table where every pair shares a task this is the strict mean win rate
+    (:func:`benchvote.mean_win_rate`), bit for bit: the same sum over the same
+    opponents, divided by the number of models.
+    """
+    fraction = counts.win_fraction()
+    compared = (counts.compared > 0).sum(axis=1)
+    # each row summed in sorted order, as the library does: the same floats whatever the row order
+    return np.sort(np.where(np.isnan(fraction), 0.0, fraction), axis=1).sum(axis=1) / (compared + 1)
+
+
 def compute(ctx: Context, done: dict) -> Output:
-    full = ctx.quality
-    hib = ctx.direction[full.columns]
+    from ...aggregation import pairwise_wins
+
+    # no constant or empty task, no model without a score: every task orders two models or more, so every model
+    # shares a task with another
+    rated = ctx.quality
+    hib, tol = ctx.direction[rated.columns], ctx.options.tol
     name = _rule(ctx)
     rule = ctx.rules[name]
-    scored = full.notna().sum(axis=1)
-    if (scored == 0).any():
-        empty = names(full.index[scored == 0][:5])
-        raise NotDefined(f"model(s) {', '.join(empty)} have no score on any task that orders the models")
-    values = pd.Series(np.asarray(rule.fn(full, hib), dtype=float), index=full.index)
-    ranks = rank(values.to_numpy(), tol=ctx.options.tol)
-    order = full.index[np.lexsort((-scored.to_numpy(), ranks))]
-    coverage = scored / full.shape[1]
-    pb = _partial_borda(full, hib, ctx.options.tol)
+    counts = pairwise_wins(rated, hib.to_numpy(dtype=bool), tol=tol)
+    never = np.argwhere(np.triu(counts.compared == 0, k=1))
+    definition = rule.definition
+    if name == "mean_win_rate":
+        values = pd.Series(_strict_among_comparable(counts), index=rated.index)
+        definition += INCOMPARABLE if len(never) else ""
+    else:
+        values = pd.Series(np.asarray(rule.fn(rated, hib), dtype=float), index=rated.index)
+    scored = rated.notna().sum(axis=1)
+    ranks = rank(values.to_numpy(), tol=tol)
+    order = rated.index[np.lexsort((-scored.to_numpy(), ranks))]
+    coverage = scored / rated.shape[1]
+    pb = _partial_borda(rated, hib, tol)
     complete = set(ctx.work.index)
     fields: Result = {
         "rule": name,
         "rule_label": rule.label,
-        "definition": rule.definition,
+        "definition": definition,
         "ranking": names(order),
-        "scores": series(values, full.index),
-        "ranks": series(ranks, full.index),
-        "partial_borda": None if pb is None else series(pb, full.index),
-        "coverage": series(coverage, full.index),
+        "scores": series(values, rated.index),
+        "ranks": series(ranks, rated.index),
+        "partial_borda": None if pb is None else series(pb, rated.index),
+        "coverage": series(coverage, rated.index),
         "scored": {str(m): int(v) for m, v in scored.items()},
-        "n_tasks": int(full.shape[1]),
+        "n_tasks": int(rated.shape[1]),
         "low_coverage": names(m for m in order if coverage[m] < LOW_COVERAGE),
         "threshold": LOW_COVERAGE,
-        "in_complete_part": {str(m): m in complete for m in full.index},
+        "in_complete_part": {str(m): m in complete for m in rated.index},
+        "unscored": names(ctx.unscored),
+        "n_pairs": len(rated) * (len(rated) - 1) // 2,
+        "incomparable_pairs": len(never),
+        "incomparable_examples": [[str(rated.index[i]), str(rated.index[j])] for i, j in never[:EXAMPLES]],
     }
     return Output(dict(fields), {"standings": values, "partial_borda": pb})
 
@@ -97,6 +139,11 @@ Coverage is the share of the {{ ui.v(s.n_tasks, "standings.n_tasks", "d") }} tas
 {{ ui.count(s.low_coverage, "standings.low_coverage") }} model{{ s.low_coverage|length|s }} scored on fewer than {{ ui.pct(s.threshold, "standings.threshold") }} of them {{ "is" if s.low_coverage|length == 1 else "are" }} flagged
 (their win rate rests on few comparisons).
 {% if has_missing %}The column "complete part" says whether the model is among those the complete-data measures use (scored on every task they use).{% endif %}</p>
+{% if s.incomparable_pairs %}<p>{{ ui.v(s.incomparable_pairs, "standings.incomparable_pairs", "d") }} of the
+{{ ui.v(s.n_pairs, "standings.n_pairs", "d") }} pairs of ranked models share no scored task: they are not compared, and
+their order here comes from the models each of them is compared with (for example
+{% for a, b in s.incomparable_examples %}{{ ui.name(a) }} / {{ ui.name(b) }}{% if not loop.last %}; {% endif %}{% endfor %}).</p>{% endif %}
+{% if s.unscored %}<p>Not ranked, because they have no score on a task that orders the models: {{ ui.names(s.unscored) }}.</p>{% endif %}
 {{ ui.table(header, rows, numeric=numeric, specs=specs, page=25) }}
 """
 
@@ -153,6 +200,7 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        complete_part=False,
         verdict=verdict,
     )
 )

@@ -28,6 +28,9 @@ class Result(TypedDict):
     left_out_tasks: list[str]
     constant_in_part: list[dict]
     cost_columns: list[str]
+    unscored_models: list[str]
+    empty_tasks: list[str]
+    complete_part: str | None
 
 
 def duplicates(frame: pd.DataFrame) -> list[list[str]]:
@@ -61,6 +64,9 @@ def compute(ctx: Context, done: dict) -> Output:
         "left_out_tasks": [str(t) for t in usable if t not in work.columns and str(t) not in flat_names],
         "constant_in_part": ctx.flat,
         "cost_columns": names(ctx.cost_table.columns),
+        "unscored_models": names(ctx.unscored),
+        "empty_tasks": names(ctx.empty),
+        "complete_part": ctx.part_undefined,
     }
     return Output(dict(fields))
 
@@ -78,10 +84,14 @@ TEMPLATE = """
   ["tasks left out of the complete part (missing scores)", s.left_out_tasks|join(", ") or "none"],
   ["tasks left out (constant on the complete part)", flat|join(", ") or "none"],
   ["cost columns (left out of every aggregation)", s.cost_columns|join(", ") or "none"],
+  ["models with no score on a task that orders the models (left out)", s.unscored_models|length],
+  ["tasks with no score (left out)", s.empty_tasks|join(", ") or "none"],
 ], numeric=[1], specs={1: "d"}) }}
-<p>The measures that need every cell use the complete part: {{ ui.v(s.measured_models|length, "table.measured_models#len", "d") }} models
+{% if s.unscored_models %}<p>Left out of every measure, with no score on a task that orders the models: {{ ui.names(s.unscored_models[:20]) }}{% if s.unscored_models|length > 20 %} and {{ s.unscored_models|length - 20 }} more{% endif %}.</p>{% endif %}
+{% if s.complete_part %}<p>The table has no complete part for the measures that need every cell: {{ s.complete_part }}. Those sections say so in their place; the standings rank every model.</p>
+{% else %}<p>The measures that need every cell use the complete part: {{ ui.v(s.measured_models|length, "table.measured_models#len", "d") }} models
 scored on all {{ ui.v(s.measured_tasks|length, "table.measured_tasks#len", "d") }} tasks {{ ui.listed(s.measured_tasks) }}.
-{% if s.left_out_models %}Left out of it: {{ ui.names(s.left_out_models[:20]) }}{% if s.left_out_models|length > 20 %} and {{ s.left_out_models|length - 20 }} more{% endif %}.{% endif %}</p>
+{% if s.left_out_models %}Left out of it: {{ ui.names(s.left_out_models[:20]) }}{% if s.left_out_models|length > 20 %} and {{ s.left_out_models|length - 20 }} more{% endif %}.{% endif %}</p>{% endif %}
 {% if s.constant_in_part %}<p>Tasks left out of the complete part because they are constant on it:</p><ul>
 {% for f in s.constant_in_part %}<li>{{ ui.name(f.task) }}: all {{ ui.v(f.n_models, "table.constant_in_part." ~ loop.index0 ~ ".n_models", "d") }} models
 score {{ ui.v(f.score, "table.constant_in_part." ~ loop.index0 ~ ".score", ".6g") }}; {{ f.reason }}.</li>{% endfor %}</ul>{% endif %}
@@ -108,5 +118,6 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        complete_part=False,
     )
 )
