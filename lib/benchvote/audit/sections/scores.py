@@ -201,5 +201,6 @@ SECTION = register(
         result=Result,
         compute=compute,
         render=render,
+        needs=("rankings",),
     )
 )
