@@ -221,7 +221,7 @@ def bump_chart(
                 )
             )
     ax.set_xlim(*_label_room(ax, texts, full))
-    ax._benchvote_labels = (texts, full)  # type: ignore[attr-defined]  # narrow_twin makes room again
+    ax._benchvote_labels = (texts, full)  # narrow_twin makes room again
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
     ax.set_xticks([0, 1], titles)
@@ -625,7 +625,7 @@ def _restack(fig: Any) -> int:
     """Move the figure's panels into one column, in reading order; return the number of rows."""
     from matplotlib.gridspec import GridSpec
 
-    cells = {}
+    cells: dict[tuple[int, int], Any] = {}
     for ax in fig.axes:
         cell = _top_cell(ax)
         if cell is not None:
