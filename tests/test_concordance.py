@@ -154,3 +154,17 @@ def test_kendall_w_refuses_ranks_that_are_not_midranks():
         bv.kendall_w([[2.0, 1.0], [2.0, 2.0], [3.0, 3.0], [3.0, 4.0]])
     ranks = bv.rank(np.array([[2.0, 3.0], [2.0, 2.0], [1.0, 1.0]]))
     assert bv.kendall_w(ranks) == pytest.approx(bv.kendall_w([[1.5, 1.0], [1.5, 2.0], [3.0, 3.0]]))
+
+
+def test_mean_pairwise_mrc_is_the_mean_of_max_rank_change_over_every_pair_of_tasks():
+    import itertools
+
+    from benchvote.concordance import diversity
+    from benchvote.ranking import max_rank_change, rank
+
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 4, size=(6, 40)).astype(float)  # many ties
+    s = s[:, np.ptp(s, axis=0) > 0]
+    r = rank(s, True)
+    pairs = [max_rank_change(r[:, a], r[:, b]) for a, b in itertools.combinations(range(s.shape[1]), 2)]
+    assert diversity(s).mean_pairwise_mrc == pytest.approx(np.mean(pairs), abs=1e-12)

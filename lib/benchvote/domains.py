@@ -328,8 +328,8 @@ def distance_restriction_degree(rankings: Any) -> int:
     1
     """
     _as_profile(rankings, min_models=2)
-    rankings = [list(r) for r in rankings]
-    return max((swap_distance(a, b) for a, b in combinations(rankings, 2)), default=0)
+    distinct = [list(r) for r in dict.fromkeys(tuple(r) for r in rankings)]  # equal voters are at distance 0
+    return max((swap_distance(a, b) for a, b in combinations(distinct, 2)), default=0)
 
 
 def _preference_counts(prof: list[list[int]], m: int) -> np.ndarray:
@@ -556,10 +556,12 @@ def domain_report(rankings: Any) -> DomainReport:
     margins = profile_majority(rankings).to_numpy()
     beats = margins > 0
     cycles = int((beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :]).sum() // 3)
+    # the restrictions concern which rankings occur, not how often: thousands of voters hold few distinct ones
+    distinct = list(dict.fromkeys(tuple(r) for r in rankings))
     return DomainReport(
-        single_peaked_axis=single_peaked_axis(rankings),
-        group_separable_tree=group_separable_tree(rankings),
-        distance_degree=distance_restriction_degree(rankings),
+        single_peaked_axis=single_peaked_axis(distinct),
+        group_separable_tree=group_separable_tree(distinct),
+        distance_degree=distance_restriction_degree(distinct),
         majority_transitive=is_transitive(beats),
         cycles=cycles,
     )

@@ -442,8 +442,18 @@ def _finish_cardinal(
     )
 
 
+#: Most line searches of one coordinate polish (a work budget: a sweep is one line search per task).
+POLISH_STEPS = 10_000
+
+
 def _coordinate_polish(
-    d: np.ndarray, a0: np.ndarray, lo: np.ndarray, hi: np.ndarray, rng: np.random.Generator, max_sweeps: int = 30
+    d: np.ndarray,
+    a0: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rng: np.random.Generator,
+    max_sweeps: int = 30,
+    max_steps: int = 0,
 ) -> tuple[np.ndarray, int]:
     """Coordinate ascent with exact line search on the number of reversed pairs.
 
@@ -451,8 +461,12 @@ def _coordinate_polish(
     when ``c_k + d_kt a_t < 0``: a threshold on ``a_t``.  The count is
     piecewise constant between the thresholds, so sorting them gives the best
     value of ``a_t`` in ``[lo_t, hi_t]`` exactly (the middle of the best
-    interval, away from the thresholds).  Sweeps stop when no coordinate improves.
+    interval, away from the thresholds).  Sweeps stop when no coordinate improves, or after
+    ``max_steps`` line searches (default :data:`POLISH_STEPS`: a work budget that bounds a polish on
+    thousands of tasks).
     """
+    max_steps = max_steps or POLISH_STEPS
+    steps = 0
     a = a0.copy()
     g = d @ a
     best = int((g < 0).sum())
@@ -466,6 +480,9 @@ def _coordinate_polish(
     for _ in range(max_sweeps):
         improved = False
         for t in rng.permutation(n):
+            steps += 1
+            if steps > max_steps:
+                return a, best
             dt, pos, neg, zero, dpos, dneg = columns[t]
             at, low, high = a[t], lo[t], hi[t]
             # c = g - dt a_t is the pairs' values without weight t; only its parts are formed here

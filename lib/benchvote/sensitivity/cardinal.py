@@ -26,6 +26,8 @@ from ._problem import (
     _one_torch_thread,
 )
 
+#: Starts of the coordinate search times tasks (a work budget): on thousands of tasks, fewer starts.
+SEARCH_WORK = 40_000
 #: Largest number of distinct task columns for which ``method="auto"`` tries the exact box search first.
 AUTO_EXACT_MAX_TASKS = 10
 #: ``method="auto"`` beyond that: nodes of the clique search (1: its root, the certified bound) and LP rounds there.
@@ -246,15 +248,24 @@ def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0:
     corners = np.tile(lo, (n, 1))
     corners[np.arange(n), np.arange(n)] = hi
     starts = [hi.copy(), *corners, *(np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(polish_starts))]
+    allowed = max(2, SEARCH_WORK // n)  # a work budget in starts x tasks, so thousands of tasks stay bounded
+    stopped = "work_limit" if len(starts) > allowed else ""
+    starts = starts[:allowed]
     best, best_count = hi.copy(), prob.robust_count(hi)
+    # every reversed pair is reversible on its own: the count of those is a (loose) certified bound
+    alone = int(prob.reversible_alone().sum())
+    used = 0
     for a0 in starts:
+        if best_count >= alone:  # proven: no later start can do better
+            stopped = ""
+            break
+        used += 1
         a, _ = _coordinate_polish(prob.d, a0, lo, hi, rng)
         count = prob.robust_count(a)
         if count > best_count:
             best, best_count = a, count
-    # every reversed pair is reversible on its own: the count of those is a (loose) certified bound
-    alone = int(prob.reversible_alone().sum())
-    return _finish_cardinal(prob, best, "search", restarts=len(starts), upper=alone, seconds=time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    return _finish_cardinal(prob, best, "search", restarts=used, upper=alone, seconds=seconds, stopped=stopped)
 
 
 @_one_torch_thread
