@@ -913,3 +913,33 @@ def test_no_missing_pattern_crashes_the_audit_and_every_section_has_a_status(s, 
     assert set(json.loads(text)["sections"]) == set(a.sections)
     ranked = set(a.sections["standings"]["ranking"])
     assert ranked | set(a.sections["standings"]["unscored"]) == set(s.index)
+
+
+def test_an_audit_of_thousands_of_tasks_ends_with_every_section_decided_and_reports_of_a_few_mb(tmp_path):
+    """3 models x 5,000 tasks: every section ok or not applicable with a reason, JSON < 3 MB, page < 5 MB.
+
+    The sizes are asserted, never the time; the subprocess's timeout only stops a run that would hang.
+    """
+    import os
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(37)
+    frame = pd.DataFrame(
+        rng.random((3, 5000)).round(4),
+        index=pd.Index([f"model {i}" for i in range(3)], name="model"),
+        columns=[f"task {k}" for k in range(5000)],
+    )
+    path, out, page = tmp_path / "wide.csv", tmp_path / "wide.json", tmp_path / "wide.html"
+    frame.to_csv(path)
+    args = [sys.executable, "-m", "benchvote", "audit", str(path), "--json", str(out), "--html", str(page)]
+    done = subprocess.run(
+        args + ["--n-boot", "100", "--quiet"], capture_output=True, text=True, timeout=240, env=os.environ
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    for name, sec in report["sections"].items():
+        assert sec["status"] == "ok" or (sec["status"] == "not_applicable" and sec["reason"]), (name, sec)
+    assert report["sections"]["correlation"]["summarised"] and report["sections"]["correlation"]["matrix"] is None
+    assert out.stat().st_size < 3_000_000 and page.stat().st_size < 5_000_000
+    assert "tasks left out" in page.read_text()  # what the page leaves out, it counts

@@ -190,7 +190,10 @@ def test_the_summary_of_a_wide_correlation_matrix_is_exact_against_scipy_kendall
     assert x["mean_tau"] == pytest.approx(np.nanmean(taus), abs=1e-12)
     edges, finite = np.round(np.linspace(-1, 1, 21), 10), np.round(taus[np.isfinite(taus)], 12)
     assert [b["pairs"] for b in x["distribution"]] == np.histogram(finite, bins=edges)[0].tolist()
-    assert x["most_correlated"][0]["tau"] == pytest.approx(1.0) and x["most_correlated"][0]["tasks"] == ["task 3", "task 4"]
+    assert x["most_correlated"][0]["tau"] == pytest.approx(1.0) and x["most_correlated"][0]["tasks"] == [
+        "task 3",
+        "task 4",
+    ]
     assert x["least_correlated"][0]["tau"] == pytest.approx(np.nanmin(taus))
     listed = [p["tau"] for p in x["pairs_listed"]]
     assert listed == sorted(listed, reverse=True) and len(listed) + x["pairs_left_out"] == len(pairs)

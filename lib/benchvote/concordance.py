@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import as_score_matrix, check_nan_policy, direction_of, split_table
-from .ranking import DEFAULT_TIE_TOLERANCE, max_rank_change, rank
+from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = ["kendall_w", "tie_correction", "Diversity", "diversity"]
 

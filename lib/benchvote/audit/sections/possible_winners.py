@@ -65,6 +65,8 @@ from .._text import some
 LP_MODELS = 200
 #: The top-k mixed-integer programs run among this many of the primary ranking's best models.
 TOP_K_MODELS = 30
+#: Most task columns of the page's weight table (the JSON keeps every weight).
+PAGE_TASKS = 20
 #: How many of a winner's heaviest tasks the report names.
 HEAVIEST = 3
 #: Possible winners named in the verdict.
@@ -295,8 +297,10 @@ A model is a possible winner when some such weighting puts its weighted mean fir
 {% if heavy[m] %}{{ ui.names(s.heaviest[m]) }}{% if heavy[m] > s.heaviest[m]|length %} and {{ heavy[m] - s.heaviest[m]|length }} more task{{ (heavy[m] - s.heaviest[m]|length)|s }}{% endif %}
 {%- if heavy[m] < tasks|length %}, {{ "the other task" if tasks|length - heavy[m] == 1 else "the other " ~ (tasks|length - heavy[m]) ~ " tasks" }} at the smallest weight eps{% endif %}{% else %}every task alike{% endif %}.</li>{% endfor %}</ul>
 {% if s.possible|length > 10 %}<p>... and {{ s.possible|length - 10 }} more, all in the table.</p>{% endif %}
-{{ ui.table(["winner", "rank"] + tasks, weight_rows, numeric=range(1, tasks|length + 2)|list, specs=specs,
-   caption="Weights (largest 1) that put each possible winner first, recounted exactly; rank in the primary ranking") }}
+{{ ui.table(["winner", "rank"] + shown, weight_rows, numeric=range(1, shown|length + 2)|list, specs=specs,
+   caption="Weights (largest 1) that put each possible winner first, recounted exactly; rank in the primary ranking"
+   ~ ("" if shown|length == tasks|length else "; the " ~ shown|length ~ " tasks with the largest weights shown, "
+   ~ (tasks|length - shown|length) ~ " tasks left out (every weight is in the JSON report)")) }}
 {% endif %}
 {% if s.k >= 2 %}<p>Models that some weighting puts in the top {{ ui.v(s.k, key ~ ".k", "d") }}
 ({{ s.top_k_scope }}): {{ ui.count(s.top_k_possible, key ~ ".top_k_possible") }} ({{ ui.listed(s.top_k_possible) }})
@@ -305,14 +309,24 @@ A model is a possible winner when some such weighting puts its weighted mean fir
 """
 
 
+def page_tasks(tasks: list[str], weights: list[dict]) -> list[str]:
+    """The tasks of the page's weight table: all, or the :data:`PAGE_TASKS` with the largest weight of any winner."""
+    if len(tasks) <= PAGE_TASKS:
+        return tasks
+    top = [max((w[t] for w in weights if w[t] is not None), default=0.0) for t in tasks]
+    keep = set(sorted(range(len(tasks)), key=lambda k: (-top[k], k))[:PAGE_TASKS])
+    return [t for k, t in enumerate(tasks) if k in keep]
+
+
 def render(view: Any) -> str:
     s = view.s
     tasks = list(next(iter(s["weights"].values())).keys()) if s["weights"] else []
-    rows = [[m, s["ranks"][m], *[s["weights"][m][t] for t in tasks]] for m in s["possible"]]
-    specs = {1: "g", **{c: ".3g" for c in range(2, len(tasks) + 2)}}
+    shown = page_tasks(tasks, [s["weights"][m] for m in s["possible"]])
+    rows = [[m, s["ranks"][m], *[s["weights"][m][t] for t in shown]] for m in s["possible"]]
+    specs = {1: "g", **{c: ".3g" for c in range(2, len(shown) + 2)}}
     floor = (s["eps"] or 0.0) * (1 + 1e-6)  # JSON null for a weight that is not finite: never counted as heavy
     heavy = {m: sum(v is not None and v > floor for v in s["weights"][m].values()) for m in s["possible"]}
-    return view.html(TEMPLATE, tasks=tasks, weight_rows=rows, specs=specs, stopped=STOPPED, heavy=heavy)
+    return view.html(TEMPLATE, tasks=tasks, shown=shown, weight_rows=rows, specs=specs, stopped=STOPPED, heavy=heavy)
 
 
 def verdict(s: dict, done: dict) -> list:

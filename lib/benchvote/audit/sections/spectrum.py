@@ -21,6 +21,8 @@ from .._rules import standardised
 
 #: Components drawn in the figure (the rest are summarised in its caption).
 SHOWN = 20
+#: Most tasks in the page's table of loadings (the largest in size; the JSON keeps all).
+PAGE_TASKS = 40
 
 
 class Result(TypedDict):
@@ -58,7 +60,9 @@ variance; {{ ui.v(s.components_90, "spectrum.components_90", "d") }} of the {{ u
 components together explain at least 90%.</p>
 {% call ui.figure(caption) %}{{ ui.hbars("spectrum-fig", chart) }}{% endcall %}
 {{ ui.table(["task", "loading on the first component"], loadings, numeric=[1], specs={1: ".3f"},
-  caption="The first component's weight on each task (its sign is chosen so that it correlates positively with the mean score).") }}
+  caption="The first component's weight on each task (its sign is chosen so that it correlates positively with the mean score)"
+  ~ ("." if loadings|length == s.pc1_loadings|length else "; the " ~ loadings|length ~ " largest in size, "
+  ~ (s.pc1_loadings|length - loadings|length) ~ " tasks left out (every loading is in the JSON report).")) }}
 """
 
 
@@ -83,6 +87,9 @@ def render(view: Any) -> str:
         + "."
     )
     loadings = [[t, v] for t, v in s["pc1_loadings"].items()]
+    if len(loadings) > PAGE_TASKS:  # the largest in size; the JSON keeps every loading
+        keep = set(sorted(range(len(loadings)), key=lambda k: (-abs(loadings[k][1] or 0.0), k))[:PAGE_TASKS])
+        loadings = [row for k, row in enumerate(loadings) if k in keep]
     return view.html(TEMPLATE, chart=chart, caption=caption, loadings=loadings)
 
 
