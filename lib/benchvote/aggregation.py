@@ -298,7 +298,9 @@ def geometric_mean(
     bad = seen & ~(mat.values > 0)
     if bad.any():
         tasks = [mat.tasks[j] for j in np.flatnonzero(bad.any(axis=0))]
-        raise ValueError(f"the geometric mean needs positive scores; task(s) {tasks[:5]} have a score <= 0")
+        named = ", ".join(str(t) for t in tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
+        which = "a task has" if len(tasks) == 1 else "these tasks have"
+        raise ValueError(f"the geometric mean needs positive scores; {which} a score <= 0: {named}")
     logs = np.log(np.where(seen, mat.values, 1.0)) * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
     den = seen.astype(float) @ w
     if (den <= 0).any():

@@ -31,6 +31,7 @@ from .._charts import hbars
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
+from .._text import plural
 
 #: Beyond this many models the section runs on the best ones by the mean score.
 SCOPE_MODELS = 150
@@ -262,7 +263,7 @@ def verdict(s: dict, done: dict) -> list:
         Sentence(
             "cardinal_sensitivity",
             f"A re-weighting that keeps at least {s['eps']:.3g} of every task's labels reverses "
-            f"{s['tau_distance'] * 100:.0f}% of the model pairs{scope} ({s['n_flipped']} pairs; {s['exactness']}).",
+            f"{s['tau_distance'] * 100:.0f}% of the model pairs{scope} ({plural(s['n_flipped'], 'pair')}; {s['exactness']}).",
         )
     ]
 
