@@ -9,12 +9,13 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-fast lint binder-env env assets sync lock bench clean help
+.PHONY: book book-cached test test-corpus test-fast lint binder-env env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
 	@echo "make test         build the book, then run every test (library, notebooks, site in Chromium)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
+	@echo "make test-corpus  the command-line audit of every table of data/corpus/ (about 25 min; not in make test yet)"
 	@echo "make test-fast    library and notebook-pairing tests only: no build, browser, live JupyterLab or slow test"
 	@echo "make lint         ruff (lint and format) on the code and, through jupytext, the chapters; mypy on lib/"
 	@echo "make sync         refresh the .ipynb twins from the .md notebooks"
@@ -63,6 +64,10 @@ test: lint
 	$(MAKE) -j2 --output-sync=target book binder-env
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+# the command-line audit of every table of data/corpus/ (about 25 min on 2 cores; not yet part of make test)
+test-corpus: env
+	BENCHVOTE_CORPUS_AUDIT=1 $(BIN)/python -m pytest tests/test_corpus.py
 
 test-fast: env
 	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not site and not live and not browser and not slow"

@@ -53,11 +53,11 @@ class Entry:
     def cli_options(self) -> list[str]:
         """Options of ``benchvote audit`` that carry the manifest's directions and costs."""
         options: list[str] = []
-        lower = [c for c in self.lower_is_better if c not in self.costs]
-        if lower:
-            options += ["--lower-is-better", ",".join(lower)]
-        if self.costs:
-            options += ["--cost", ",".join(self.costs)]
+        for name in self.lower_is_better:
+            if name not in self.costs:
+                options += ["--lower-is-better", name]  # one name per option: names may hold commas
+        for name in self.costs:
+            options += ["--cost", name]
         return options
 
 
