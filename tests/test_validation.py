@@ -72,6 +72,12 @@ TABLE_FUNCTIONS = {
     "diversity": (lambda s: bv.diversity(s), "scores", set()),
     "pairwise_wins": (lambda s: bv.pairwise_wins(s), "scores", {"nan"}),
     "mean_score": (lambda s: bv.mean_score(s), "scores", {"one_model"}),
+    "geometric_mean": (lambda s: bv.aggregation.geometric_mean(s), "scores", {"one_model"}),
+    "relative_to_baseline": (
+        lambda s: normalization.relative_to_baseline(s, baseline=0),
+        "scores",
+        {"one_model", "nan"},
+    ),
     "mean_win_rate": (lambda s: bv.mean_win_rate(s), "scores", {"nan"}),
     "borda": (lambda s: bv.borda(s), "scores", set()),
     "task_ranks": (lambda s: bv.task_ranks(s), "scores", set()),  # nan_policy="raise" by default
