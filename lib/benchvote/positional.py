@@ -78,6 +78,13 @@ def _points(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+def _ranked(scores: Any, higher_is_better: Any, tol: float) -> tuple[Any, np.ndarray]:
+    """The validated complete table and every task's ranks (midranks for ties)."""
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    mat = as_score_matrix(scores, allow_nan=False)
+    return mat, _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
+
+
 def positional_scores(
     scores: Any, higher_is_better: Any = True, *, weights: Any, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.Series:
@@ -107,12 +114,10 @@ def positional_scores(
     >>> positional_scores([[3, 1], [2, 3], [1, 2]], weights=[1, 0, 0])
     array([1., 1., 0.])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=False)
+    mat, ranks = _ranked(scores, higher_is_better, tol)
     w = as_vector(weights, name="weights", length=mat.shape[0])
     if np.any(np.diff(w) > 0):
         raise ValueError("weights must be non-increasing: position 1 earns at least as much as position 2, and so on")
-    ranks = _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
     return wrap_models(_points(ranks, w).sum(axis=1), mat, "positional_score")
 
 
@@ -139,10 +144,8 @@ def positional_winners(
     >>> positional_winners([[3, 1, 3], [2, 3, 2], [1, 2, 1]])["winners"].tolist()
     [(0,), (1,), (0, 1)]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=False)
+    mat, ranks = _ranked(scores, higher_is_better, tol)
     labels = list(mat.models)
-    ranks = _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
     m = mat.shape[0]
     rows = []
     for name, k in [*((f"{k}-approval", k) for k in range(1, m)), ("Borda", None)]:
