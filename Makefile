@@ -9,7 +9,7 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-corpus test-fast lint binder-env env assets sync lock bench clean help
+.PHONY: book book-cached test test-unbuilt test-corpus test-fast lint binder-env env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
@@ -59,11 +59,16 @@ lint: env
 binder-env: env
 	$(BIN)/python scripts/binder_env.py
 
-# the Binder venv is built while the book executes its notebooks: the two overlap on the two cores
+# While the book executes its notebooks (one kernel at a time: one core), the tests that need no built book run
+# on the other core and the Binder venv is installed; then the site and live tests run on both cores.
 test: lint
-	$(MAKE) -j2 --output-sync=target book binder-env
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(MAKE) -j3 --output-sync=target book binder-env test-unbuilt
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=30 -m "site or live"
+
+# every test that needs no built book (library, command line, notebooks' pairing, report in Chromium)
+test-unbuilt: env assets
+	$(BIN)/python -m pytest --durations=40 -m "not site and not live"
 
 # the command-line audit of every table of data/corpus/ (about 25 min on 2 cores; not yet part of make test)
 test-corpus: env

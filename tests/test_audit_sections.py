@@ -122,7 +122,7 @@ def test_the_interval_figure_shows_the_first_40_and_the_verdict_states_the_leade
     sentence = [v["text"] for v in a.verdict if v["section"] == "intervals"][0]
     separable = 44 - x["adjacent_inseparable"]
     assert sentence == (
-        f"#1 {lead}'s 95% rank interval is [{x['lower'][lead]:g}, {x['upper'][lead]:g}]; "
+        f"The first model, {lead}, has the 95% rank interval [{x['lower'][lead]:g}, {x['upper'][lead]:g}]; "
         f"{separable} of the 44 adjacent places {'is' if separable == 1 else 'are'} separable "
         "(but these task-bootstrap intervals rest on only 4 tasks, 35 possible redraws: a rough guide)."
     )
@@ -578,3 +578,13 @@ def test_helm_lite_runs_every_section_of_mine():
     pw = a.sections["possible_winners"]
     assert pw["possible"] and pw["possible"] == [m for m in _order(a) if m in set(pw["possible"])]
     assert a.to_html().count("<section id=") >= 4
+
+
+def test_the_standings_name_a_rule_in_running_text_without_breaking_proper_names():
+    from benchvote.audit.sections.standings import in_sentence
+    from benchvote.rules import RULES
+
+    said = {name: in_sentence(rule.label) for name, rule in RULES.items()}
+    assert said["mean_win_rate"] == "mean win rate (strict)" and said["mean_score"] == "mean score"
+    assert said["borda"] == "Borda" and said["bradley_terry"] == "Bradley-Terry"
+    assert said["ranked_pairs"] == "Ranked Pairs"

@@ -148,7 +148,9 @@ def test_the_installed_command_audits_a_shipped_leaderboard(clean_venv, tmp_path
     cardinal = sections["cardinal_sensitivity"]
     assert cardinal["method"] in ("boxes", "milp", "search")  # the audit never needs torch
     assert report["settings"]["optional"] == {"torch_installed": False, "torch_used": False}
-    assert sections["rankings"]["ranking"][0] == str(bv.mean_win_rate(board).idxmax())
+    rankings = sections["rankings"]  # led by the primary rule, the mean score unless told otherwise
+    assert rankings["primary"] == "mean_score"
+    assert rankings["ranking"][0] == str(bv.mean_score(board).idxmax())
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
     bad = subprocess.run([str(command), "audit", "missing.csv"], cwd=tmp_path, capture_output=True, text=True)

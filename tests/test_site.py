@@ -509,8 +509,9 @@ FIGURE_TEXT = """async () => {
     if (img.src.endsWith('.svg')) {
       const svg = new DOMParser().parseFromString(await (await fetch(img.src)).text(), 'image/svg+xml');
       const width = svg.documentElement.viewBox.baseVal.width;
-      const sizes = Array.from(svg.querySelectorAll('text'))
-        .filter(t => t.textContent.trim())
+      // every run of text: a <tspan> (mathtext: a superscript is a smaller tspan) or a <text> without one
+      const sizes = Array.from(svg.querySelectorAll('tspan, text'))
+        .filter(t => t.textContent.trim() && !t.querySelector('tspan'))
         .map(t => parseFloat(((t.getAttribute('style') || '').match(/font-size:\\s*([\\d.]+)px/) || [0, 0])[1]));
       item.smallest = Math.min(...sizes) * r.width / width;
     }

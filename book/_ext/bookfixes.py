@@ -13,6 +13,10 @@
   chapter executes) becomes two images, the wide PNG (class ``bv-wide``) and the
   phone layout as SVG (class ``bv-narrow``); ``book/static/book.css`` shows one
   of them by the screen's width.
+- The bibliography's list: docutils marks each reference ``role="doc-biblioentry"``
+  inside a ``role="list"``; that role is deprecated in ARIA and no longer counts
+  as a list item (axe-core's aria-required-children, critical), so each entry
+  becomes a ``role="listitem"``.
 """
 
 from __future__ import annotations
@@ -84,6 +88,12 @@ def dedupe_scripts(app, pagename, templatename, context, doctree):
     scripts[:] = unique
 
 
+def biblioentries_as_list_items(app, pagename, templatename, context, doctree):
+    body = context.get("body")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 NARROW = "benchvote-narrow"
 _render_image = NbElementRenderer.render_image
 
@@ -105,5 +115,6 @@ def render_image_with_phone_layout(self, data):
 def setup(app):
     NbElementRenderer.render_image = render_image_with_phone_layout
     app.connect("html-page-context", dedupe_scripts, priority=900)
+    app.connect("html-page-context", biblioentries_as_list_items)
     app.add_post_transform(GluedAltText)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -608,11 +608,12 @@ def record_figures(path: Any) -> None:
 
 # --------------------------------------------------------------------------- figures on a phone
 
-#: Width of a figure's phone layout, in inches: a phone's column (about 350 CSS pixels) shows
-#: a point of its text as about 350 / (72 * 4.2) = 1.16 pixels.
+#: Width of a figure's phone layout, in inches: a phone's column (342 CSS pixels at 390 px in
+#: Chromium) shows a point of its text as about 342 / (72 * 4.2) = 1.13 pixels.
 NARROW_WIDTH = 4.2
-#: The smallest text of a phone layout, in points (about 9.8 pixels on a phone).
-NARROW_SMALLEST_TEXT = 8.5
+#: The smallest text of a phone layout, in points: about 10.7 pixels on a phone, so that a layout
+#: whose labels widen its saved image by a tenth still shows its smallest text above 9 pixels.
+NARROW_SMALLEST_TEXT = 9.5
 
 
 def _top_cell(ax: Any) -> Any:
@@ -708,7 +709,8 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     """A copy of ``fig`` laid out for a phone: one column of panels, ``width`` inches wide.
 
     Panels side by side are stacked in reading order (each keeps its height), text smaller
-    than :data:`NARROW_SMALLEST_TEXT` points is enlarged to it, a bump chart makes room for
+    than :data:`NARROW_SMALLEST_TEXT` points is enlarged to it, log axes label their ticks
+    without superscripts, a bump chart makes room for
     its labels again (shortening them), and a point or tick label that would overlap an
     earlier one is left out (the caption, the alt text and the wide figure keep every label).
     ``fig`` itself is not changed.
@@ -740,6 +742,7 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     grid_rows = max((c.get_gridspec().nrows for c in filter(None, map(_top_cell, fig.axes))), default=1)
     rows = _restack(twin)
     twin.set_size_inches(width, max(2.6, old_h / grid_rows * rows * (0.85 if rows > grid_rows else 1.0)))
+    _plain_log_ticks(twin)
     for text in twin.findobj(Text):
         if text.get_text().strip() and text.get_fontsize() < NARROW_SMALLEST_TEXT:
             text.set_fontsize(NARROW_SMALLEST_TEXT)
@@ -762,6 +765,18 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
         _lay_out(twin)
         _declutter(twin, twin.canvas.get_renderer())
     return twin
+
+
+def _plain_log_ticks(fig: Any) -> None:
+    """Log axes of a phone layout label their ticks 0.01, 0.1, 1 rather than 10 to a small superscript power."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter  # on use, as matplotlib everywhere in this module
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale in ("log", "symlog"):
+                axis.set_major_formatter(plain)
+                axis.set_minor_formatter(NullFormatter())
 
 
 def _svg(fig: Any) -> str:

@@ -182,15 +182,30 @@
       return out;
     }
 
+    /** A chart's width in its own units: its design width, or on a narrow screen the page's column (the screen
+     *  less about 64 px of margins), so that a chart is drawn for the phone, inside the screen, its 12-unit
+     *  text shown at 12 px, rather than shrunk. */
+    function fitWidth(design) {
+      const screen = document.documentElement.clientWidth || window.innerWidth || design;
+      return Math.min(design, Math.max(280, screen - 64));
+    }
+
+    /** How many characters of 12-px text fit in ``room`` px (about 7 px a character). */
+    function charsIn(room) {
+      return Math.max(6, Math.floor(room / 7));
+    }
+
     /** A bump chart: two rankings of the same models, one line per model, red where a pair changes order. */
     function bumpChart(before, after, labels, opts) {
       const m = before.length;
       const row = 22;
       const top = 34;
-      const width = opts.width || 640;
+      const design = opts.width || 640;
+      const width = fitWidth(design);
       const x0 = width * (opts.left || 0.40);
       const x1 = width * (1 - (opts.left || 0.40)) + width * 0.04;
-      const maxLabel = opts.maxLabel || 30;
+      // narrowed for a phone: the names fit left of the left column as "name  rank", beside the axis title
+      const maxLabel = width < design ? Math.min(opts.maxLabel || 30, charsIn(x0 - 30) - 5) : opts.maxLabel || 30;
       const names = shortLabels(labels, maxLabel);
       const maxRank = Math.max(m, ...before, ...after);
       const height = top + row * maxRank + 28;
@@ -231,8 +246,10 @@
     function barChart(values, labels, opts) {
       const row = 22;
       const top = 30;
-      const width = opts.width || 420;
-      const x0 = opts.labelWidth || 120;
+      const design = opts.width || 420;
+      const width = fitWidth(design);
+      const narrowed = width < design; // for a phone: the names' column at most a third of the chart
+      const x0 = narrowed ? Math.min(opts.labelWidth || 120, Math.round(width * 0.36)) : opts.labelWidth || 120;
       const span = width - x0 - (opts.notes ? 140 : 90);
       const lo = opts.min === undefined ? 0 : opts.min;
       const hi = opts.max === undefined ? Math.max(...values.filter((v) => v !== null), 1e-12) : opts.max;
@@ -244,7 +261,7 @@
       });
       svg.appendChild(sv("title", {}, opts.alt));
       svg.appendChild(sv("text", { x: x0, y: 16, class: "bv-axis" }, opts.title));
-      const names = shortLabels(labels, 16);
+      const names = shortLabels(labels, narrowed ? Math.min(16, charsIn(x0 - 6)) : 16);
       values.forEach((v, i) => {
         const yy = top + row * i;
         svg.appendChild(sv("text", { x: x0 - 6, y: yy + 14, "text-anchor": "end", class: "bv-label" },
@@ -278,7 +295,7 @@
 
     /** The return curves f_i(x) = a_i log(1 + b_i x) on [0, budget], each with a dot at its optimal effort. */
     function curveChart(a, b, x, tasks, budget) {
-      const width = 520;
+      const width = fitWidth(520);
       const height = 230;
       const left = 56;
       const right = 120;
@@ -318,7 +335,7 @@
     /** The marginal returns f_i'(x) = a_i b_i / (1 + b_i x) on [0, budget] and the water level: every task with
      *  effort sits where its curve meets the level; a task whose curve starts below the level gets none. */
     function levelChart(a, b, plan, tasks, budget) {
-      const width = 520;
+      const width = fitWidth(520);
       const height = 240;
       const left = 56;
       const right = 120;
@@ -920,10 +937,11 @@
      *  red when the arrow lies on a three-model cycle. */
     function majorityGraph(names, margins) {
       const k = names.length;
-      const size = 560;
+      const size = fitWidth(560);
       const tall = 330;
       const c = size / 2;
-      const rad = 125;
+      const room = Math.min(140, Math.round(size * 0.28)); // each side's room for the names
+      const rad = Math.min(125, c - room);
       const pos = names.map((_, i) => [c + rad * Math.sin((2 * Math.PI * i) / k), tall / 2 - rad * Math.cos((2 * Math.PI * i) / k)]);
       const alt = `Directed graph of the majority relation among ${k} models: an arrow from each pairwise majority ` +
         "winner to the loser; red arrows lie on a three-model cycle.";
@@ -954,7 +972,7 @@
             [ex - ux * 9 + uy * 4.5, ey - uy * 9 - ux * 4.5]].map((p) => p.join(",")).join(" ") }));
           svg.appendChild(g);
         }
-      const labels = shortLabels(names, 20);
+      const labels = shortLabels(names, size < 560 ? Math.min(20, charsIn(room) - 4) : 20);
       pos.forEach(([x, y], i) => {
         svg.appendChild(sv("circle", { cx: x, cy: y, r: 6, fill: "#2c7fb8" }));
         const below = y > tall / 2 + 1;

@@ -280,10 +280,12 @@ def interval_verdict(name: str, s: dict) -> list[Sentence]:
     if lo is None or up is None:
         return []
     separable = s["n_adjacent"] - s["adjacent_inseparable"]
+    tied = " (tied for first place)" if s["ranks"].get(first, 1) > 1 else ""
     return [
         Sentence(
             name,
-            f"#1 {first}'s {s['level'] * 100:.0f}% rank interval is [{lo:g}, {up:g}]; {separable} of the "
+            f"The first model, {first}{tied}, has the {s['level'] * 100:.0f}% rank interval [{lo:g}, {up:g}]; "
+            f"{separable} of the "
             f"{plural(s['n_adjacent'], 'adjacent place')} {'is' if separable == 1 else 'are'} separable"
             + (
                 f" (but these task-bootstrap intervals rest on only {plural(s['n_tasks'], 'task')}, "

@@ -134,7 +134,7 @@ def compute(ctx: Context, done: dict) -> Output:
 
 
 TEMPLATE = """
-<p>Every model of the table, ranked by the {{ s.rule_label }}: {{ s.definition }}.
+<p>Every model of the table, ranked by the {{ label }}: {{ s.definition }}.
 Coverage is the share of the {{ ui.v(s.n_tasks, "standings.n_tasks", "d") }} tasks a model is scored on;
 {{ ui.count(s.low_coverage, "standings.low_coverage") }} model{{ s.low_coverage|length|s }} scored on fewer than {{ ui.pct(s.threshold, "standings.threshold") }} of them {{ "is" if s.low_coverage|length == 1 else "are" }} flagged
 (their win rate rests on few comparisons).
@@ -146,6 +146,17 @@ their order here comes from the models each of them is compared with (for exampl
 {% if s.unscored %}<p>Not ranked, because they have no score on a task that orders the models: {{ ui.names(s.unscored) }}.</p>{% endif %}
 {{ ui.table(header, rows, numeric=numeric, specs=specs, page=25) }}
 """
+
+
+def in_sentence(label: str) -> str:
+    """A rule's label inside a sentence: "Mean score" becomes "mean score"; a name stays ("Bradley-Terry", "Ranked Pairs")."""
+    words = label.split()
+    name = words[0] in PROPER or (len(words) > 1 and all(w[:1].isupper() for w in words if w[:1].isalpha()))
+    return label if name else label[:1].lower() + label[1:]
+
+
+#: Rule labels that open with a person's name.
+PROPER = {"Borda", "Bradley-Terry", "Copeland", "Kemeny", "Schulze", "Tideman"}
 
 
 def render(view: Any) -> str:
@@ -169,7 +180,15 @@ def render(view: Any) -> str:
             row.append("yes" if s["in_complete_part"][m] else "no")
         row.append("low coverage" if m in low else "")
         rows.append(row)
-    return view.html(TEMPLATE, header=header, rows=rows, numeric=list(specs), specs=specs, has_missing=has_missing)
+    return view.html(
+        TEMPLATE,
+        header=header,
+        rows=rows,
+        numeric=list(specs),
+        specs=specs,
+        has_missing=has_missing,
+        label=in_sentence(s["rule_label"]),
+    )
 
 
 def verdict(s: dict, done: dict) -> list[Sentence]:
@@ -179,7 +198,7 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
     top_low = [m for m in s["ranking"][:5] if m in s["low_coverage"]]
     if not top_low and first == complete:
         return []
-    label = s["rule_label"][0].lower() + s["rule_label"][1:]
+    label = in_sentence(s["rule_label"])
     text = f"Over all {len(s['ranking'])} models, missing scores included, {first} ranks first under the {label}"
     if first in s["low_coverage"]:
         text += f", but it is scored on only {s['scored'][first]} of {s['n_tasks']} tasks (low coverage)"
