@@ -195,11 +195,19 @@
       return Math.max(6, Math.floor(room / 7));
     }
 
+    /** A title in lines of at most ``chars`` characters, broken at spaces (two lines at most, the rest on the second). */
+    function wrapTitle(text, chars) {
+      if (text.length <= chars || !text.includes(" ")) return [text];
+      const words = text.split(" ");
+      let first = words.shift();
+      while (words.length > 1 && (first + " " + words[0]).length <= chars) first += " " + words.shift();
+      return [first, words.join(" ")];
+    }
+
     /** A bump chart: two rankings of the same models, one line per model, red where a pair changes order. */
     function bumpChart(before, after, labels, opts) {
       const m = before.length;
       const row = 22;
-      const top = 34;
       const design = opts.width || 640;
       const width = fitWidth(design);
       const x0 = width * (opts.left || 0.40);
@@ -208,6 +216,12 @@
       const maxLabel = width < design ? Math.min(opts.maxLabel || 30, charsIn(x0 - 30) - 5) : opts.maxLabel || 30;
       const names = shortLabels(labels, maxLabel);
       const maxRank = Math.max(m, ...before, ...after);
+      // narrowed: each column title on up to two lines, so the two titles never meet
+      // (the left one ends at its column, the right one starts at its own: bold text, about 8 px a character)
+      const narrow = width < design;
+      const room = [x0 + 4, width - x1 + 4].map((px) => Math.max(6, Math.floor(px / 8)));
+      const titleLines = opts.titles.map((t, k) => (narrow ? wrapTitle(t, room[k]) : [t]));
+      const top = titleLines.some((l) => l.length > 1) ? 48 : 34;
       const height = top + row * maxRank + 28;
       const y = (r) => top + row * (r - 0.5);
       const svg = sv("svg", {
@@ -216,8 +230,12 @@
         preserveAspectRatio: "xMinYMin meet", style: `max-width:${width}px;min-width:${Math.ceil(width * 0.92)}px`,
       });
       svg.appendChild(sv("title", {}, opts.alt));
-      svg.appendChild(sv("text", { x: x0, y: 16, "text-anchor": "middle", class: "bv-axis" }, opts.titles[0]));
-      svg.appendChild(sv("text", { x: x1, y: 16, "text-anchor": "middle", class: "bv-axis" }, opts.titles[1]));
+      [narrow ? x0 + 4 : x0, narrow ? x1 - 4 : x1].forEach((x, k) => {
+        const anchor = narrow ? ["end", "start"][k] : "middle";
+        const title = sv("text", { x, y: 16, "text-anchor": anchor, class: "bv-axis" });
+        titleLines[k].forEach((line, j) => title.appendChild(sv("tspan", { x, dy: j ? 14 : 0 }, line)));
+        svg.appendChild(title);
+      });
       const yl = top + (row * maxRank) / 2;
       svg.appendChild(sv("text", { x: 12, y: yl, transform: `rotate(-90 12 ${yl})`, "text-anchor": "middle",
         class: "bv-axis" }, "rank (1 = best)"));
