@@ -348,6 +348,49 @@ def check_domains(root, rng: np.random.Generator, settings: int = 5) -> int:
     return len(sizes)
 
 
+def check_positional(root, rng: np.random.Generator, settings: int = 5) -> int:
+    """Every position of the k slider, then Borda: points, ranks and winners against benchvote.positional."""
+    from benchvote.positional import positional_scores, positional_winners, scoring_vector
+
+    d = payload(root)
+    frame = _frame(d["scores"], d["models"], d["tasks"])
+    hib = [s > 0 for s in d["sign"]]
+    m = len(d["models"])
+    winners = positional_winners(frame, hib, tol=d["tol"]).set_index("rule")
+    slider = root.locator("input[type=range][name=k]")
+    assert (slider.get_attribute("min"), slider.get_attribute("max")) == ("1", str(m - 1))
+    ks = [int(k) for k in rng.permutation(np.arange(1, m))]  # every position, in an order no reader would take
+    back = [int(k) for k in rng.integers(1, m, size=max(1, settings - len(ks) - 1))]  # and back from Borda
+    for k in [*ks, None, *back]:
+        if k is None:
+            root.locator("button[name=borda]").click()
+            rule, w = "Borda", scoring_vector("borda", m)
+        else:
+            set_range(slider, k)
+            rule, w = winners.index[k - 1], scoring_vector("approval", m, k)
+        v = view(root)
+        assert (v["rule"], v["k"]) == (rule, k), (v["rule"], v["k"], rule, k)
+        assert v["weights"] == w.tolist()
+        points = positional_scores(frame, hib, weights=w, tol=d["tol"])
+        assert np.allclose(v["points"], points.to_numpy(), rtol=0, atol=1e-9), (rule, v["points"], points.tolist())
+        ranks = bv.rank(points, tol=d["tol"])
+        assert v["ranks"] == ranks.tolist(), rule
+        assert tuple(v["winners"]) == winners.loc[rule, "winners"], (rule, v["winners"])
+        assert abs(v["best"] - winners.loc[rule, "points"]) <= 1e-9
+        shown = sorted(range(m), key=lambda i: (ranks.iloc[i], i))[: d["top"]]
+        assert v["shown"] == [d["models"][i] for i in shown]
+        drawn = root.locator("svg[data-chart=points] g[data-model]").evaluate_all("gs => gs.map(g => g.dataset.model)")
+        assert drawn == v["shown"]
+        columns = root.locator("svg[data-chart=vector] rect[data-points]").evaluate_all(
+            "rs => rs.map(r => Number(r.dataset.points))"
+        )
+        assert columns == w.tolist()
+        summary = root.locator(".bv-summary").inner_text()
+        assert summary.startswith(f"{rule}, scoring vector (")
+    set_range(slider, d["k"])  # back to the chapter's start, as the page was found
+    return len(ks) + 1 + len(back)
+
+
 CHECKS = {
     "model-toggle": check_model_toggle,
     "label-noise": check_label_noise,
@@ -355,6 +398,7 @@ CHECKS = {
     "cell-knockout": check_cell_knockout,
     "effort": check_effort,
     "domains": check_domains,
+    "positional": check_positional,
 }
 
 

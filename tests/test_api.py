@@ -180,6 +180,7 @@ CALLS = {
     "explorables.missing_share": dict(top=4, shares=[0.0, 0.2]),
     "explorables.cell_knockout": {},
     "explorables.domain_explorer": dict(models=["m0", "m1", "m2", "m3"], max_models=3),
+    "explorables.positional_rule": {},
 }
 #: measures whose input is not a whole models x tasks table
 NOT_A_TABLE = {

@@ -200,6 +200,71 @@ def test_label_noise_worst_case_comes_from_the_library():
     assert np.allclose(x.data["worst"], r.weights)
 
 
+def _helm_complete():
+    board = bv.data.load("HELM-accuracy")
+    return board.scores.dropna(), board.higher_is_better
+
+
+def test_positional_steps_are_the_library_winners_at_every_k():
+    """Every k at which a new model wins alone (positional_scores recounted for every slider value) is a step,
+    and each step promises positional_winners' own row."""
+    from benchvote.positional import positional_scores, positional_winners, scoring_vector
+
+    scores, hib = _helm_complete()
+    m = len(scores)
+    x = ex.positional_rule(scores, hib)
+    rows = positional_winners(scores, hib).set_index("rule")
+    alone, before = [], None
+    for k in range(1, m):
+        points = positional_scores(scores, hib, weights=scoring_vector("approval", m, k))
+        best = points[np.isclose(points, points.max(), rtol=0, atol=1e-9)].index.tolist()
+        assert tuple(best) == rows["winners"].iloc[k - 1]
+        if len(best) == 1 and k > 1 and best != before:  # the slider starts at k = 1
+            alone.append((k, best[0]))
+        before = best
+    slides = [step for step in x.steps if step["do"][0]["op"] == "range"]
+    assert [(step["view"]["k"], step["view"]["winners"][0]) for step in slides[: len(alone)]] == alone[:3]
+    for step in x.steps:
+        rule = step["view"]["rule"]
+        assert step["view"]["winners"] == list(rows.loc[rule, "winners"])
+        assert step["view"]["best"] == rows.loc[rule, "points"]
+        assert (step["do"][0]["op"] == "click") == (rule == "Borda")
+    assert x.steps[-1]["view"]["rule"] == "veto" and x.steps[-1]["do"][0]["value"] == m - 1
+
+
+def test_positional_payload_ranks_every_task_like_the_library():
+    scores, hib = _helm_complete()
+    d = ex.positional_rule(scores, hib).data
+    signed = np.asarray(d["scores"]) * np.asarray(d["sign"])
+    assert d["models"] == list(scores.index) and d["tasks"] == list(scores.columns)
+    assert np.array_equal(bv.rank(pd.DataFrame(signed), tol=d["tol"]).to_numpy(), bv.rank(scores, hib).to_numpy())
+    assert (bv.rank(scores, hib) % 1 != 0).to_numpy().any(), "the board has tied places, which the page splits"
+
+
+def test_positional_step_text_prints_split_points_as_the_page_does():
+    """A three-way tie for places 1-3 under 2-approval gives each model 2/3 of a point: printed 0.67."""
+    s = pd.DataFrame({"t": [5.0, 5.0, 5.0, 1.0]}, index=list("ABCD"))
+    (borda, *_) = [st for st in ex.positional_rule(s, k=2).steps if st["view"]["rule"] == "Borda"]
+    assert borda["view"]["winners"] == ["A", "B", "C"] and borda["view"]["best"] == 2.0
+    assert ex._points_text(2 / 3) == "0.67" and ex._points_text(12.833333333333332) == "12.83"
+    assert ex._points_text(0.1 + 0.2 + 0.7) == "1"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: ex.positional_rule(s.iloc[:2]), "at least 3 models"),
+        (lambda s: ex.positional_rule(s, k=12), "k"),
+        (lambda s: ex.positional_rule(s, top=1), "top"),
+        (lambda s: ex.positional_rule(s.mask(s > 1.5)), "nan|missing"),
+    ],
+)
+def test_positional_rule_refuses_bad_input(call, message):
+    s = _table(np.random.default_rng(0), 12, 3, ties=False)
+    with pytest.raises((ValueError, TypeError), match=message):
+        call(s)
+
+
 # ---------- the page's computations against the library, in Chromium ----------
 
 
@@ -232,7 +297,16 @@ def _explorables(rng):
     out.append(
         ex.domain_explorer(_voters(), [True, False, True], models=list(_voters().index), checked=["</b>m0", "m1", "m2"])
     )
+    out.append(ex.positional_rule(_ballots(rng), [True, False, True, True, True, False], top=6))
     return out
+
+
+def _ballots(rng):
+    """Nine models, six tasks with ties (one within the tie tolerance), two lower-is-better; one hostile name."""
+    s = _table(rng, 9, 6, ties=True)
+    s.iat[1, 0] = s.iat[0, 0] + 4e-10  # ties with M0 at the default tolerance, so the two share places
+    s.index = ["</b>p0", *s.index[1:]]
+    return s
 
 
 def _certificates(s, hib, protected, pool):
@@ -251,7 +325,7 @@ def _voters():
     return pd.DataFrame(values, index=["</b>m0", *[f"m{i}" for i in range(1, 9)]], columns=["acc", "time", "fair"])
 
 
-N_EXPLORABLES = 9
+N_EXPLORABLES = 10
 
 
 @pytest.fixture(scope="module")
@@ -355,6 +429,8 @@ def test_hostile_names_stay_text(standalone):
     assert "</b>m0" not in markup and markup.count("&lt;/b&gt;m0") >= 4
     assert root.locator("label").first.inner_text().strip() == "</b>m0"
     assert "</b>m0" in root.locator(".bv-steps li").first.inner_text()
+    points = page.locator(".bv-explorable[data-kind=positional]")
+    assert "</b>p0" not in points.inner_html() and "&lt;/b&gt;p0" in points.inner_html()
 
 
 @pytest.mark.browser

@@ -26,6 +26,10 @@ holds the library's own results wherever the page cannot recompute them:
   subset's verdicts (:func:`benchvote.domains.domain_report`) are computed here
   and looked up, and the page draws the majority relation from the margins of
   :func:`benchvote.domains.profile_majority`.
+* :func:`positional_rule`: the complete table; the page ranks every task
+  with the library's tie tolerance and midranks, splits the points of tied
+  places as :func:`benchvote.positional.positional_scores` does, and sums
+  them under :math:`k`-approval (a slider) or Borda (a button).
 
 Every explorable also carries a guided path, :attr:`Explorable.steps`: what
 to do and what the reader should then see, written here from the library's
@@ -62,6 +66,7 @@ __all__ = [
     "cell_knockout",
     "effort",
     "domain_explorer",
+    "positional_rule",
     "script_json",
 ]
 
@@ -87,7 +92,7 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 52 KB)."""
+        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 62 KB)."""
         payload = script_json(self.data)
         return (
             f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
@@ -1035,6 +1040,134 @@ def _domain_steps(models: list, lookup: dict, margins: np.ndarray, max_models: i
     return steps
 
 
+def positional_rule(
+    scores: Any,
+    higher_is_better: Any = True,
+    *,
+    k: int = 1,
+    top: int = 10,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+    caption: str = "Total points of the best models under the chosen scoring vector; winners in blue.",
+) -> Explorable:
+    r"""A slider for :math:`k` in :math:`k`-approval and a Borda button; the page counts every model's points.
+
+    The page ranks every task (:func:`benchvote.rank`: the tie tolerance, midranks), gives the
+    model in place :math:`p` the points :math:`w_p` and a tie group the mean of the points of the
+    places it occupies, and sums over the tasks, as :func:`benchvote.positional.positional_scores`
+    does.  The scoring vector is :math:`k` ones and :math:`m - k` zeros
+    (:func:`benchvote.positional.scoring_vector`; plurality at :math:`k = 1`, veto at
+    :math:`k = m - 1`) or Borda's :math:`(m - 1, \dots, 1, 0)`.  The winners are the models
+    within :math:`10^{-9}` of the most points, as in :func:`benchvote.positional.positional_winners`,
+    whose results write the guided path.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Models x tasks, complete, at least three models.
+    higher_is_better : bool or sequence of bool
+        Direction of each task.
+    k : int
+        The slider's first position, ``1 <= k < m``.
+    top : int
+        Models drawn in the chart, best first (at least 2; at most all).
+    tol : float
+        Tie tolerance of :func:`benchvote.rank`.
+    caption : str
+        Caption under the chart.
+
+    Returns
+    -------
+    Explorable
+
+    Examples
+    --------
+    >>> s = pd.DataFrame({"t1": [3, 2, 1], "t2": [1, 3, 2], "t3": [3, 2, 1]}, index=list("ABC"))
+    >>> [st["view"]["winners"] for st in positional_rule(s).steps]
+    [['B'], ['A', 'B']]
+    """
+    from .positional import positional_winners
+
+    tol = check_tol(tol)
+    scores, higher_is_better = split_table(scores, higher_is_better)
+    frame = as_score_frame(scores)
+    m = frame.shape[0]
+    if m < 3:
+        raise ValueError(f"scores: a positional rule needs at least 3 models to vary its points, got {m}")
+    k = check_number(k, "k", low=1, high=m - 1, integer=True)
+    top = min(check_number(top, "top", low=2, integer=True), m)
+    direction = _direction(frame, higher_is_better)
+    winners = positional_winners(frame, direction, tol=tol)
+    return Explorable(
+        "positional",
+        {
+            "models": [str(x) for x in frame.index],
+            "tasks": [str(t) for t in frame.columns],
+            "scores": frame.to_numpy(dtype=float).tolist(),
+            "sign": [1.0 if d else -1.0 for d in direction],
+            "tol": tol,
+            "k": k,
+            "top": top,
+            "caption": caption,
+            "steps": _positional_steps(winners, [str(x) for x in frame.index], k),
+        },
+    )
+
+
+def _points_text(v: float) -> str:
+    """Points as the page prints them: an integer as such, anything else with two decimals."""
+    v = round(v * 1e6) / 1e6
+    return str(int(v)) if float(v).is_integer() else f"{v:.2f}"
+
+
+def _positional_outcome(row: Any) -> tuple[str, dict, list[str]]:
+    """What the page shows for one row of :func:`benchvote.positional.positional_winners`: words, view, phrase."""
+    won, pts = [str(x) for x in row["winners"]], _points_text(row["points"])
+    if len(won) == 1:
+        see, phrase = f"{won[0]} wins alone with {pts} points", f"Winner: {won[0]} with {pts} points"
+    else:
+        shown = _names(won) if len(won) <= 3 else f"{', '.join(won[:3])} and {len(won) - 3} more"
+        see, phrase = f"{len(won)} models tie for first with {pts} points ({shown})", f"{len(won)} models tie for first"
+    k = None if pd.isna(row["k"]) else int(row["k"])
+    return see, {"rule": str(row["rule"]), "k": k, "winners": won, "best": float(row["points"])}, [phrase]
+
+
+def _positional_steps(winners: pd.DataFrame, labels: list[str], start: int) -> list[dict]:
+    """The guided path of :func:`positional_rule`: each k at which a new model takes first place alone, then
+    Borda, then veto; the outcomes are :func:`benchvote.positional.positional_winners`'s rows."""
+    approval = winners[winners["k"].notna()].reset_index(drop=True)
+    steps: list[dict] = []
+    before = approval.loc[start - 1, "winners"]
+    for _, row in approval.iterrows():
+        if len(steps) < 3 and row["k"] != start and len(row["winners"]) == 1 and row["winners"] != before:
+            see, view, text = _positional_outcome(row)
+            steps.append(
+                _step(
+                    f"Drag k to {int(row['k'])} ({row['rule']}).",
+                    see,
+                    [{"op": "range", "name": "k", "value": int(row["k"])}],
+                    view,
+                    text,
+                )
+            )
+        before = row["winners"]
+    see, view, text = _positional_outcome(winners.iloc[-1])
+    steps.append(_step("Press “Borda”.", see, [{"op": "click", "name": "borda"}], view, text))
+    last = approval.iloc[-1]
+    if any(st["do"][0].get("value") == int(last["k"]) for st in steps):
+        return steps
+    see, view, text = _positional_outcome(last)
+    steps.append(
+        _step(
+            f"Drag k to {int(last['k'])} (veto: a point for every place but the last).",
+            see,
+            [{"op": "range", "name": "k", "value": int(last["k"])}],
+            view,
+            text,
+        )
+    )
+    return steps
+
+
 #: Every kind of explorable and the function that builds it; the page script defines the same kinds.
 KINDS = {
     "model-toggle": model_toggle,
@@ -1043,4 +1176,5 @@ KINDS = {
     "cell-knockout": cell_knockout,
     "effort": effort,
     "domains": domain_explorer,
+    "positional": positional_rule,
 }
