@@ -506,6 +506,25 @@ def test_label_noise_permutes_with_the_models(seed):
     assert y.data["values"] == [x.data["values"][k] for k in order]
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(3, 7), n=st.integers(1, 5))
+def test_positional_steps_depend_on_the_rankings_only(seed, m, n):
+    """A strictly increasing transform of every task keeps every step; reversing a task's direction and
+    negating its scores keeps them too; every step is a row of positional_winners."""
+    from benchvote.positional import positional_winners
+
+    rng = np.random.default_rng(seed)
+    s = _table(rng, m, n, ties=True)
+    x = ex.positional_rule(s)
+    assert ex.positional_rule(s**3 + 7.0).steps == x.steps
+    flipped = s.copy()
+    flipped.iloc[:, 0] = -flipped.iloc[:, 0]
+    assert ex.positional_rule(flipped, [False] + [True] * (n - 1)).steps == x.steps
+    rows = positional_winners(s).set_index("rule")
+    for step in x.steps:
+        assert step["view"]["winners"] == list(rows.loc[step["view"]["rule"], "winners"])
+
+
 NAMES = st.lists(
     st.one_of(
         st.text(alphabet="ab/-_ .", min_size=1, max_size=40),
