@@ -1109,7 +1109,7 @@
     /** The scoring vector drawn: one column per place, as tall as its points. */
     function vectorChart(w, rule) {
       const m = w.length;
-      const width = 340;
+      const width = fitWidth(340);
       const height = 92;
       const left = 10;
       const top = 22;
@@ -1137,7 +1137,7 @@
 
     /** The best models' points: full name on one line, a bar and its points on the next; winners in blue. */
     function pointsChart(shown, names, points, ranks, winners, most, alt) {
-      const width = 340;
+      const width = fitWidth(340);
       const row = 38;
       const top = 24;
       const left = 4;
