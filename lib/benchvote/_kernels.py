@@ -134,45 +134,64 @@ def _has(bits: np.ndarray, row: int, col: int) -> bool:  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def lock_ranked_pairs(winners: np.ndarray, losers: np.ndarray, m: int) -> np.ndarray:  # pragma: no cover
-    """The transitive closure of the defeats Ranked Pairs locks, taking them in the given order.
+def _lock(reach: np.ndarray, ancestors: np.ndarray, i: int, j: int) -> None:  # pragma: no cover - compiled
+    """Lock the defeat i -> j unless j reaches i (a cycle) or i reaches j already (nothing changes).
 
-    ``reach[u, v]``: the locked defeats lead from u to v.  A defeat i -> j is
-    locked unless j already reaches i (it would close a cycle); one already
-    implied (i reaches j) changes nothing.  Locking i -> j makes i and every
-    model that reaches i reach j and all that j reaches; a model that already
-    reaches j already reaches all that (the relation is transitive), so only
-    the ancestors of i that are not ancestors of j are updated.  Rows of
-    ``reach`` and of the ancestor relation are bit sets of 64-bit words.
+    Locking i -> j makes i and every model that reaches i reach j and all
+    that j reaches; a model that already reaches j already reaches all that
+    (the relation is transitive), so only the ancestors of i that are not
+    ancestors of j are updated.
     """
+    if _has(reach, j, i) or _has(reach, i, j):
+        return
+    words = reach.shape[1]
+    one = np.uint64(1)
+    gain = reach[j].copy()
+    gain[j >> 6] |= one << np.uint64(j & 63)
+    for w in range(words):
+        todo = ancestors[i, w] & ~ancestors[j, w]
+        if w == i >> 6:
+            todo |= one << np.uint64(i & 63)
+        for bit in range(64):
+            if todo == 0:
+                break
+            if (todo >> np.uint64(bit)) & one:
+                todo &= ~(one << np.uint64(bit))
+                u = w * 64 + bit
+                for x in range(words):
+                    new = gain[x] & ~reach[u, x]
+                    if new:
+                        reach[u, x] |= new
+                        for b2 in range(64):
+                            if (new >> np.uint64(b2)) & one:
+                                ancestors[x * 64 + b2, u >> 6] |= one << np.uint64(u & 63)
+
+
+@njit(cache=True, nogil=True)
+def lock_ranked_pairs(permuted: np.ndarray, by_priority: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """The transitive closure of the defeats Ranked Pairs locks: ``reach[u, v]``, the locked defeats lead u to v.
+
+    ``permuted`` is the margin matrix with rows and columns in tie-break
+    order (``by_priority[p]`` is the model at priority p).  The defeats are
+    taken by margin, largest first, and within a margin in row-major order of
+    ``permuted`` (winner's priority, then loser's), read level by level from
+    the matrix rather than from a list of all defeats (200 million on 20,000
+    models).  Rows of ``reach`` and of the ancestor relation (bit u of row v:
+    u reaches v) are bit sets of 64-bit words.
+    """
+    m = permuted.shape[0]
     words = (m + 63) // 64
     reach = np.zeros((m, words), dtype=np.uint64)
-    ancestors = np.zeros((m, words), dtype=np.uint64)  # ancestors[v] has bit u when u reaches v
-    one = np.uint64(1)
-    for e in range(len(winners)):
-        i = winners[e]
-        j = losers[e]
-        if _has(reach, j, i) or _has(reach, i, j):
-            continue
-        gain = reach[j].copy()
-        gain[j >> 6] |= one << np.uint64(j & 63)
-        for w in range(words):
-            todo = ancestors[i, w] & ~ancestors[j, w]
-            if w == i >> 6:
-                todo |= one << np.uint64(i & 63)
-            for bit in range(64):
-                if todo == 0:
-                    break
-                if (todo >> np.uint64(bit)) & one:
-                    todo &= ~(one << np.uint64(bit))
-                    u = w * 64 + bit
-                    for x in range(words):
-                        new = gain[x] & ~reach[u, x]
-                        if new:
-                            reach[u, x] |= new
-                            for b2 in range(64):
-                                if (new >> np.uint64(b2)) & one:
-                                    ancestors[x * 64 + b2, u >> 6] |= one << np.uint64(u & 63)
+    ancestors = np.zeros((m, words), dtype=np.uint64)
+    top = 0
+    for p in range(m):
+        for q in range(m):
+            top = max(top, np.int64(permuted[p, q]))
+    for level in range(top, 0, -1):
+        for p in range(m):
+            for q in range(m):
+                if permuted[p, q] == level:
+                    _lock(reach, ancestors, by_priority[p], by_priority[q])
     out = np.zeros((m, m), dtype=np.bool_)
     for u in range(m):
         for v in range(m):
@@ -273,3 +292,87 @@ def bt_newton_system(wins: np.ndarray, losses: np.ndarray, beta: np.ndarray) -> 
             laplacian[i, i] += weight
             laplacian[j, j] += weight
     return loglik, grad, laplacian
+
+
+@njit(cache=True, nogil=True)
+def fill_margins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``out[i, j]``: tasks ranking i above j minus tasks ranking j above i (``nan`` ranks abstain).
+
+    ``out`` is a preallocated m x m array of a small integer type (the
+    margins lie in ``[-n, n]``); one pass over the pairs i < j, the tasks
+    innermost.
+    """
+    m, n = ranks.shape
+    for i in range(m):
+        out[i, i] = 0
+        ri = ranks[i]
+        for j in range(i + 1, m):
+            rj = ranks[j]
+            d = 0
+            for k in range(n):
+                a = ri[k]
+                b = rj[k]
+                if a < b:
+                    d += 1
+                elif b < a:
+                    d -= 1
+            out[i, j] = d
+            out[j, i] = -d
+
+
+@njit(cache=True, nogil=True)
+def _popcount(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
+    """Set bits of a 64-bit word (the SWAR sum, which LLVM compiles to one instruction)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def cyclic_triads(margins: np.ndarray) -> np.int64:  # pragma: no cover - compiled
+    """The number of 3-cycles of the strict relation ``margins > 0`` (``margins`` antisymmetric, zero = tie).
+
+    Kendall and Babington Smith's closed form for a tournament,
+    ``C(m, 3) - sum_i C(s_i, 2)`` with ``s_i`` the out-degrees, corrected for
+    the tied pairs (derivation in :func:`benchvote.voting.count_condorcet_cycles`):
+    ``- T (m - 2) + sum_i C(u_i, 2) - K + S`` with ``T`` the tied pairs,
+    ``u_i`` the ties of i, ``K`` the triangles of tied pairs and ``S`` the
+    (tied pair, model beating both) incidences.  ``K`` and ``S`` are
+    counted over the tied pairs only, with rows of bits: O(m^2) without
+    ties, O(m^2 + T m / 64) with them.
+    """
+    m = margins.shape[0]
+    words = (m + 63) // 64
+    out_deg = np.zeros(m, dtype=np.int64)
+    tie_deg = np.zeros(m, dtype=np.int64)
+    beaten_by = np.zeros((m, words), dtype=np.uint64)  # bit k of row i: k beats i
+    tied = np.zeros((m, words), dtype=np.uint64)  # bit k of row i: k ties with i (k != i)
+    one = np.uint64(1)
+    for i in range(m):
+        for k in range(m):
+            v = margins[i, k]
+            if v > 0:
+                out_deg[i] += 1
+            elif v < 0:
+                beaten_by[i, k >> 6] |= one << np.uint64(k & 63)
+            elif k != i:
+                tie_deg[i] += 1
+                tied[i, k >> 6] |= one << np.uint64(k & 63)
+    total = np.int64(m) * (m - 1) * (m - 2) // 6
+    for i in range(m):
+        total -= out_deg[i] * (out_deg[i] - 1) // 2
+        total += tie_deg[i] * (tie_deg[i] - 1) // 2
+    n_ties = np.int64(0)
+    common_in = np.int64(0)
+    common_tied = np.int64(0)
+    for i in range(m):
+        if tie_deg[i] == 0:
+            continue
+        for j in range(i + 1, m):
+            if margins[i, j] == 0:
+                n_ties += 1
+                for w in range(words):
+                    common_in += _popcount(beaten_by[i, w] & beaten_by[j, w])
+                    common_tied += _popcount(tied[i, w] & tied[j, w])
+    return total - n_ties * (m - 2) - common_tied // 3 + common_in

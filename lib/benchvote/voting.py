@@ -94,6 +94,26 @@ def _counts(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray
     return _pairwise_counts(values, direction, tol).wins
 
 
+def _margin_dtype(n_tasks: int) -> type:
+    """The smallest signed integer type holding margins in ``[-n_tasks, n_tasks]``."""
+    return np.int8 if n_tasks <= 127 else np.int16 if n_tasks <= 32767 else np.int32
+
+
+def _margins(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
+    """Majority margins ``N[i, j] - N[j, i]`` of a validated table, in the smallest integer type that holds them.
+
+    One compiled pass over the pairs (:func:`benchvote._kernels.fill_margins`):
+    on 6 tasks an int8 matrix, 25 MB for 5,000 models where the counts in
+    int64 took 200 MB each.
+    """
+    from ._kernels import fill_margins
+
+    r = _rank(values, direction, tol)
+    out = np.empty((r.shape[0], r.shape[0]), dtype=_margin_dtype(r.shape[1]))
+    fill_margins(np.ascontiguousarray(r), out)
+    return out
+
+
 def _labelled_square(values: np.ndarray, mat: ScoreMatrix) -> np.ndarray | pd.DataFrame:
     if mat.labelled:
         index = pd.Index(mat.models)
@@ -129,8 +149,7 @@ def margin_matrix(
            [ 1, -1,  0]])
     """
     mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
-    n = _counts(mat.values, direction, tol)
-    return _labelled_square(n - n.T, mat)
+    return _labelled_square(_margins(mat.values, direction, tol).astype(np.int64), mat)
 
 
 def majority_relation(
@@ -155,8 +174,7 @@ def majority_relation(
            [0, 0]])
     """
     mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
-    n = _counts(mat.values, direction, tol)
-    return _labelled_square(n > n.T, mat)
+    return _labelled_square(_margins(mat.values, direction, tol) > 0, mat)
 
 
 def is_transitive(relation: Any) -> bool:
@@ -210,11 +228,24 @@ def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = 
     True
     """
     mat, direction, tol = _table(scores, higher_is_better, tol)
-    n = _counts(mat.values, direction, tol)
-    m = n - n.T
-    off = ~np.eye(len(m), dtype=bool)
-    winners = [i for i in range(len(m)) if (m[i][off[i]] > 0).all()]
-    return mat.models[winners[0]] if winners else None
+    winner = _winner(_margins(mat.values, direction, tol))
+    return None if winner is None else mat.models[winner]
+
+
+def _winner(margins: np.ndarray) -> int | None:
+    """The row that beats every other row (positive margins off the diagonal), or None."""
+    wins = _row_count(margins, 1)
+    winners = np.flatnonzero(wins == len(margins) - 1)
+    return int(winners[0]) if len(winners) else None
+
+
+def _row_count(margins: np.ndarray, sign: int) -> np.ndarray:
+    """Per row, how many margins have the sign ``sign`` (1: victories, -1: defeats), a block of rows at a time."""
+    out = np.empty(len(margins), dtype=np.int64)
+    for lo in range(0, len(margins), _BLOCK):
+        block = margins[lo : lo + _BLOCK]
+        out[lo : lo + _BLOCK] = np.count_nonzero(block > 0 if sign > 0 else block < 0, axis=1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -291,7 +322,21 @@ def condorcet_cycles(
     if limit is not None:
         limit = check_number(limit, "limit", low=0, integer=True)
     mat, direction, tol = _table(scores, higher_is_better, tol)
-    margins, gaps = _margins_and_gaps(mat.values, direction, tol)
+    return _list_cycles(mat.values, direction, tol, list(mat.models), limit)
+
+
+def _list_cycles(
+    values: np.ndarray, direction: np.ndarray, tol: float, models: list, limit: int | None, rows: Any = None
+) -> list[CondorcetCycle]:
+    """Kernel of :func:`condorcet_cycles`; with ``rows`` (increasing positions) only the cycles among those models.
+
+    The ranks, and so the ties, come from the whole table either way.
+    """
+    r = _rank(values, direction, tol)
+    signed = values * np.where(direction, 1.0, -1.0)
+    if rows is not None:
+        r, signed, models = r[rows], signed[rows], [models[i] for i in rows]
+    margins, gaps = _margins_and_gaps(r, signed)
     a, b, c = _three_cycles(margins > 0)
     buffers = np.minimum(np.minimum(gaps[a, b], gaps[b, c]), gaps[c, a])
     order = np.arange(len(a))
@@ -302,7 +347,7 @@ def condorcet_cycles(
     order = order[np.lexsort((key, -buffers[order]))][:limit]
     return [
         CondorcetCycle(
-            models=(mat.models[i], mat.models[j], mat.models[k]),
+            models=(models[i], models[j], models[k]),
             margins=(int(margins[i, j]), int(margins[j, k]), int(margins[k, i])),
             buffer=float(buffers[t]),
         )
@@ -332,29 +377,29 @@ def count_condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: fl
     1
     """
     mat, direction, tol = _table(scores, higher_is_better, tol)
-    n = _counts(mat.values, direction, tol)
-    beats = n > n.T
-    dense = beats.astype(np.float32)  # path counts below m < 2**24 are exact in float32
-    total = 0
-    for lo in range(0, len(beats), _BLOCK):
-        paths = dense[lo : lo + _BLOCK] @ dense  # paths[a, c]: two-step paths a -> b -> c
-        total += int(paths[beats.T[lo : lo + _BLOCK]].astype(np.int64).sum())
-    return total // 3
+    return _n_cycles(_margins(mat.values, direction, tol))
+
+
+def _n_cycles(margins: np.ndarray) -> int:
+    """Kernel of :func:`count_condorcet_cycles` on the margins (:func:`benchvote._kernels.cyclic_triads`)."""
+    from ._kernels import cyclic_triads
+
+    return int(cyclic_triads(margins))
 
 
 #: Rows of the majority relation handled at once by the cycle kernels.
 _BLOCK = 512
 
 
-def _margins_and_gaps(values: np.ndarray, direction: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+def _margins_and_gaps(ranks: np.ndarray, signed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Majority margins, and for each ordered pair the smallest score gap among the tasks voting i over j.
 
+    ``ranks`` and ``signed`` (the scores, higher = better) are models x tasks.
     A compiled pass over the pairs (m x m arrays only); ``inf`` where no task votes i over j.
     """
     from ._kernels import margins_and_gaps
 
-    r = _rank(values, direction, tol)
-    return margins_and_gaps(np.ascontiguousarray(r), values * np.where(direction, 1.0, -1.0))
+    return margins_and_gaps(np.ascontiguousarray(ranks), np.ascontiguousarray(signed))
 
 
 def _three_cycles(beats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -424,9 +469,8 @@ def copeland(
     array([ 2.,  0., -2.])
     """
     mat, direction, tol = _table(scores, higher_is_better, tol)
-    n = _counts(mat.values, direction, tol)
-    m = n - n.T
-    values = (m > 0).sum(axis=1).astype(float) - (m < 0).sum(axis=1)
+    margins = _margins(mat.values, direction, tol)
+    values = _row_count(margins, 1).astype(float) - _row_count(margins, -1)
     return wrap_models(values, mat, "copeland")
 
 
@@ -443,17 +487,8 @@ def _locked_closure(margins: np.ndarray, priority: np.ndarray) -> np.ndarray:
     """
     from ._kernels import lock_ranked_pairs
 
-    m = len(margins)
     by_priority = np.argsort(priority)  # row-major order of the permuted matrix = (winner, loser) by priority
-    permuted = margins[np.ix_(by_priority, by_priority)]
-    winners, losers = [], []
-    for margin in np.unique(permuted[permuted > 0])[::-1]:
-        i, j = np.nonzero(permuted == margin)
-        winners.append(by_priority[i])
-        losers.append(by_priority[j])
-    if not winners:
-        return np.zeros((m, m), dtype=bool)
-    return lock_ranked_pairs(np.concatenate(winners), np.concatenate(losers), m)
+    return lock_ranked_pairs(margins[np.ix_(by_priority, by_priority)], by_priority)
 
 
 def ranked_pairs(
@@ -518,9 +553,7 @@ def ranked_pairs(
             raise ValueError("tie_break must list every model exactly once")
         pos = {str(x): k for k, x in enumerate(order)}
         priority = np.array([pos[str(x)] for x in mat.models])
-    n = _counts(mat.values, direction, tol)
-    margins = n - n.T
-    reach = _locked_closure(margins, priority)
+    reach = _locked_closure(_margins(mat.values, direction, tol), priority)
     # topological order of the locked defeats; among the available models take the highest tie-break priority.
     # A model is available when every model that reaches it is placed (the same models as for the locked edges).
     waiting = reach.sum(axis=0)
