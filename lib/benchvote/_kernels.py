@@ -376,3 +376,95 @@ def cyclic_triads(margins: np.ndarray) -> np.int64:  # pragma: no cover - compil
                     common_in += _popcount(beaten_by[i, w] & beaten_by[j, w])
                     common_tied += _popcount(tied[i, w] & tied[j, w])
     return total - n_ties * (m - 2) - common_tied // 3 + common_in
+
+
+@njit(cache=True, nogil=True)
+def fill_doubled_wins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``out[i, j]``: twice the tasks i wins against j plus the tasks they tie on (``nan`` ranks abstain).
+
+    Twice :func:`benchvote.ratings.comparison_matrix` (a tie counts 1/2 to
+    each side), in a small integer type preallocated by the caller.
+    """
+    m, n = ranks.shape
+    for i in range(m):
+        out[i, i] = 0
+        ri = ranks[i]
+        for j in range(i + 1, m):
+            rj = ranks[j]
+            up = 0
+            down = 0
+            for k in range(n):
+                a = ri[k]
+                b = rj[k]
+                if a < b:
+                    up += 2
+                elif b < a:
+                    down += 2
+                elif a == b:
+                    up += 1
+                    down += 1
+            out[i, j] = up
+            out[j, i] = down
+
+
+@njit(cache=True, nogil=True)
+def bt_gradient(
+    wins: np.ndarray, losses: np.ndarray, scale: float, beta: np.ndarray, weights: np.ndarray, write: bool
+) -> tuple[float, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Bradley-Terry log-likelihood, gradient and Laplacian diagonal at ``beta``, the Laplacian kept as weights.
+
+    The same pair terms as :func:`bt_newton_system` with the counts
+    ``scale * wins`` (``losses`` is ``wins.T`` stored by rows); instead of the
+    m x m float64 Laplacian, when ``write`` the pair weights
+    ``n_ij s t`` go to the upper triangle of ``weights`` (row by row, a
+    small float type), which :func:`laplacian_times` multiplies by.
+    """
+    m = len(beta)
+    loglik = 0.0
+    grad = np.zeros(m)
+    diagonal = np.zeros(m)
+    for i in range(m):
+        for j in range(i + 1, m):
+            up = scale * wins[i, j]
+            down = scale * losses[i, j]
+            n_ij = up + down
+            if n_ij == 0:
+                if write:
+                    weights[i, j] = 0
+                continue
+            d = beta[i] - beta[j]
+            a = abs(d)
+            e = np.exp(-a)
+            log_loss = np.log1p(e)
+            big = 1.0 / (1.0 + e)
+            small = e / (1.0 + e)
+            if d >= 0:
+                s, t = big, small
+                loglik -= up * log_loss + down * (a + log_loss)
+            else:
+                s, t = small, big
+                loglik -= up * (a + log_loss) + down * log_loss
+            grad[i] += up - n_ij * s
+            grad[j] += down - n_ij * t
+            weight = n_ij * s * t
+            if write:
+                weights[i, j] = weight
+            diagonal[i] += weight
+            diagonal[j] += weight
+    return loglik, grad, diagonal
+
+
+@njit(cache=True, nogil=True)
+def laplacian_times(weights: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``L v`` for the Laplacian whose pair weights are the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)``."""
+    m = len(v)
+    out = np.zeros(m)
+    for i in range(m):
+        vi = v[i]
+        acc = 0.0
+        for j in range(i + 1, m):
+            d = weights[i, j] * (vi - v[j])
+            acc += d
+            out[j] -= d
+        out[i] += acc
+    return out

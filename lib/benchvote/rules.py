@@ -77,12 +77,14 @@ def mean_ranks(
 
 def _bradley_terry(scores: Any, higher_is_better: Any = True) -> Any:
     """Bradley-Terry ratings; :class:`RuleUndefined` when the maximum-likelihood ratings do not exist."""
-    from .ratings import NOT_CONNECTED, _strongly_connected, bradley_terry, comparison_matrix
+    from .ratings import NOT_CONNECTED, table_ratings
 
-    wins = comparison_matrix(scores, higher_is_better)
-    if not _strongly_connected(wins):
-        raise RuleUndefined(NOT_CONNECTED)
-    return bradley_terry(wins).ratings
+    try:
+        return table_ratings(scores, higher_is_better)
+    except ValueError as err:
+        if str(err) == NOT_CONNECTED:
+            raise RuleUndefined(NOT_CONNECTED) from None
+        raise
 
 
 def _geometric(scores: Any, higher_is_better: Any = True, *, weights: Any = None) -> Any:

@@ -17,6 +17,7 @@ means, and the cardinal sensitivity, tell apart.
 
 from __future__ import annotations
 
+from math import comb
 from typing import Any, TypedDict
 
 import numpy as np
@@ -28,9 +29,16 @@ from ...voting import KEMENY_MAX_MODELS
 from .._errors import AuditInputError
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
+from .._text import plural, suffix
 
 #: How many majority cycles the report lists (all are counted).
 CYCLES_SHOWN = 20
+#: Above this many majority cycles the listed ones are drawn from the top :data:`CYCLES_AMONG` models only.
+CYCLES_LISTED_MAX = 100_000
+#: How many models, best first by the primary rule, the listed cycles come from when there are too many to sort.
+CYCLES_AMONG = 400
+#: The verdict says whether majority rule is transitive among this many models, best first by the primary rule.
+TOP_TRANSITIVE = 20
 
 
 class Result(TypedDict):
@@ -46,6 +54,8 @@ class Result(TypedDict):
     leaders: dict[str, list[str]]
     n_cycles: int
     cycles: list[list[str]]
+    cycles_among: int | None
+    top_cycles: dict[str, Any]
 
 
 def _rule_ranks(ctx: Context) -> tuple[dict, dict, pd.Series]:
@@ -108,15 +118,19 @@ def compute(ctx: Context, done: dict) -> Output:
     rules, ranks, primary_scores = _rule_ranks(ctx)
     kemeny_note = _kemeny(ctx, rules, ranks)
     distance = {a: {b: kendall_tau_distance(ranks[a], ranks[b]) for b in ranks} for a in ranks}
-    winner = voting.condorcet_winner(work, hib, tol=tol)
-    unbeaten = np.asarray(voting.margin_matrix(work.to_numpy(dtype=float), hib.to_numpy(dtype=bool), tol=tol)) >= 0
-    weak = (
-        []
-        if winner is not None
-        else sorted(str(m) for m, top in zip(work.index, np.atleast_1d(unbeaten.all(axis=1)).tolist()) if top)
-    )
-    cycles = voting.condorcet_cycles(work, hib, tol=tol, limit=CYCLES_SHOWN)
+    values, direction = work.to_numpy(dtype=float), hib.to_numpy(dtype=bool)
+    margins = voting._margins(values, direction, tol)  # one compact m x m matrix for the majority questions
+    best = voting._winner(margins)
+    winner = None if best is None else work.index[best]
+    unbeaten = voting._row_count(margins, -1) == 0
+    weak = [] if winner is not None else sorted(str(m) for m, top in zip(work.index, unbeaten.tolist()) if top)
     order = by_rank(work.index, ranks[primary])
+    n_cycles = voting._n_cycles(margins)
+    position = {m: k for k, m in enumerate(work.index)}
+    among = None if n_cycles <= CYCLES_LISTED_MAX else min(CYCLES_AMONG, len(order))
+    rows = None if among is None else sorted(position[m] for m in order[:among])
+    cycles = voting._list_cycles(values, direction, tol, list(work.index), CYCLES_SHOWN, rows) if n_cycles else []
+    top = [position[m] for m in order[:TOP_TRANSITIVE]]
     fields: Result = {
         "primary": primary,
         "ranking": names(order),
@@ -128,10 +142,33 @@ def compute(ctx: Context, done: dict) -> Output:
         "condorcet_winner": None if winner is None else str(winner),
         "weak_condorcet_winners": weak,
         "leaders": {q: sorted(str(m) for m in work.index[r == r.min()]) for q, r in ranks.items()},
-        "n_cycles": voting.count_condorcet_cycles(work, hib, tol=tol),
+        "n_cycles": n_cycles,
         "cycles": [names(c.models) for c in cycles],
+        "cycles_among": among,
+        "top_cycles": _top_cycles(margins[np.ix_(top, top)], names(order[:TOP_TRANSITIVE])),
     }
     return Output(dict(fields), {"order": order, "primary_scores": primary_scores})
+
+
+def _top_cycles(sub: np.ndarray, models: list[str]) -> dict[str, Any]:
+    """Majority cycles among the top models (``sub``: their margins, best first): how many, and the highest-placed one.
+
+    The example is the cycle whose worst-placed model is placed best (then
+    the second, then the first), written from its best-placed model on.
+    """
+    from ... import voting
+
+    example = None
+    for c in range(2, len(models)):
+        for b in range(1, c):
+            for a in range(b):
+                if sub[a, b] > 0 and sub[b, c] > 0 and sub[c, a] > 0:
+                    example = [models[a], models[b], models[c]]
+                elif sub[a, c] > 0 and sub[c, b] > 0 and sub[b, a] > 0:
+                    example = [models[a], models[c], models[b]]
+                if example:
+                    return {"models": len(models), "n_cycles": voting._n_cycles(sub), "example": example}
+    return {"models": len(models), "n_cycles": 0, "example": None}
 
 
 TEMPLATE = """
@@ -146,7 +183,7 @@ Ranks: 1 = best, ties share the mean rank; models in the order of the primary ru
 {% if s.kemeny_note %}<p>{{ s.kemeny_note }}.</p>{% endif %}
 {% if s.condorcet_winner %}<p>Condorcet winner (beats every other model on a majority of tasks): <strong>{{ ui.name(s.condorcet_winner) }}</strong>.</p>
 {% else %}<p>No Condorcet winner: no model beats every other on a majority of the tasks. Majority cycles of three models: {{ ui.v(s.n_cycles, "rankings.n_cycles", "d") }}
-{%- if s.cycles %}; the first {{ s.cycles|length }}:</p><ul>{% for c in s.cycles %}<li>{{ ui.names(c + [c[0]], " > ") }}</li>{% endfor %}</ul>{% else %}.</p>{% endif %}{% endif %}
+{%- if s.cycles %}; {% if s.cycles_among %}the {{ s.cycles|length }} most robust among the top {{ ui.v(s.cycles_among, "rankings.cycles_among", "d") }} models by the primary rule (the cycles are too many to sort; all are counted, from the models' out-degrees){% else %}the first {{ s.cycles|length }}{% endif %}:</p><ul>{% for c in s.cycles %}<li>{{ ui.names(c + [c[0]], " > ") }}</li>{% endfor %}</ul>{% else %}.</p>{% endif %}{% endif %}
 """
 
 
@@ -207,9 +244,32 @@ def verdict(s: dict, done: dict) -> list[Sentence]:
             + "."
         )
     else:
-        n = s["n_cycles"]
-        text = f"There is no Condorcet winner ({n} majority cycle{'' if n == 1 else 's'} of three models)."
+        text = _cycles_sentence(s)
     return out + [Sentence("rankings", text, secondary=True)]
+
+
+def _cycles_sentence(s: dict) -> str:
+    """Without a Condorcet winner: is majority rule transitive among the top models, with a cycle to show if not."""
+    n, top, m = s["n_cycles"], s["top_cycles"], len(s["models"])
+    label = s["rules"][s["primary"]]["label"]
+    group = f"the {m} models" if top["models"] == m else f"the top {top['models']} by {label}"
+    count = f"{n:,} cycle{suffix(n)} of three models"
+    whole = "" if top["models"] == m else f"; {count} on the whole table"
+    if top["example"]:
+        a, b, c = top["example"]
+        return (
+            f"There is no Condorcet winner, and majority rule is intransitive among {group}: "
+            f"{a} beats {b} on a majority of tasks, {b} beats {c} and {c} beats {a} "
+            f"({plural(top['n_cycles'], 'such cycle')} among them{whole})."
+        )
+    if n == 0:
+        return "There is no Condorcet winner, and no majority cycle of three models."
+    share = n / comb(m, 3)
+    return (
+        f"There is no Condorcet winner; majority rule is transitive among {group}, "
+        f"but the whole table has {count} ({share:.2%} of its triples of models), "
+        "all involving lower-placed models."
+    )
 
 
 SECTION = register(
