@@ -468,3 +468,31 @@ def laplacian_times(weights: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma
             out[j] -= d
         out[i] += acc
     return out
+
+
+@njit(cache=True, nogil=True)
+def win_fraction_rows(ranks: np.ndarray, lo: int, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Rows ``lo .. lo + len(out)`` of :meth:`benchvote.aggregation.PairwiseCounts.win_fraction`.
+
+    ``out[i - lo, j]`` is the share of the tasks both score on that rank i
+    above j (``nan`` when they share none, 0 on the diagonal): one block of
+    rows at a time, so no m x m array of counts is needed.
+    """
+    m, n = ranks.shape
+    for r in range(out.shape[0]):
+        i = lo + r
+        ri = ranks[i]
+        for j in range(m):
+            if j == i:
+                out[r, j] = 0.0
+                continue
+            rj = ranks[j]
+            win = 0
+            both = 0
+            for k in range(n):
+                a = ri[k]
+                b = rj[k]
+                if a == a and b == b:
+                    both += 1
+                    win += a < b
+            out[r, j] = np.float64(win) / np.float64(both) if both > 0 else np.nan
