@@ -1,25 +1,55 @@
-"""Issue 30: the audit's kernels on leaderboards of thousands of models (1,000 x 6 and 5,000 x 6).
+"""Issue 41: the whole audit on leaderboards of 1,000 to 20,000 models, time and peak memory, with the growth exponent.
 
-Tables: one common factor plus noise, rounded to 1 decimal (seeded).  For
-each kernel the seconds of ours, and at 1,000 models of the kernel before
-issue 30 (the m x m x m tensor for cycles, minorisation-maximisation for
-Bradley-Terry) with the ratio; the old kernels are not run at 5,000 models
-(85 GiB for the tensor, minutes for the iteration).
+Tables: one common factor plus noise, rounded to 1 decimal (seeded), 6 tasks
+(and 1,000 x 60).  Each audit runs in a child process with the audit's
+defaults; the child reports the audit's seconds and its per-section seconds,
+and the parent reads the child's peak memory from ``os.wait4`` (``ru_maxrss``),
+as ``bench/corpus.py`` does.  The growth exponent is the slope of log seconds
+(log peak MB) against log models over the 6-task sizes.
 
-Run:  .venv/bin/python bench/scale.py
+``--before REV`` also audits the 1,000 and 5,000-model tables with the
+library as it was at git revision REV (``git archive``), in the same run, and
+prints the ratio: the machine is shared, so the ratio says more than the
+seconds.  The table goes to ``bench/results/scale.txt``.
+
+Targets (2 cores): 5,000 x 6 <= 10 s and <= 1 GB; 20,000 x 6 <= 2 minutes
+and <= 8 GB; 1,000 x 60 <= 10 s.
+
+Run:  .venv/bin/python bench/scale.py [--before 097141c] [--sizes 1000,2000,5000,10000,20000]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
-from functools import partial
+from io import BytesIO
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from benchvote import rank
-from benchvote.ratings import bradley_terry, comparison_matrix
-from benchvote.voting import CondorcetCycle, _table, condorcet_cycles, count_condorcet_cycles
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "scale.txt"
+SIZES = (1000, 2000, 5000, 10_000, 20_000)
+#: The sizes audited with the old library too (``--before``).
+COMPARED = (1000, 5000)
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+from scale import one_factor
+from benchvote.audit import audit
+table = one_factor({m}, {n})
+start = time.perf_counter()
+report = audit(table)
+print(json.dumps({{"total": time.perf_counter() - start, "sections": dict(report.timings)}}))
+"""
 
 
 def one_factor(m: int, n: int = 6, seed: int = 0) -> pd.DataFrame:
@@ -28,65 +58,83 @@ def one_factor(m: int, n: int = 6, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(np.round(s, 1), index=[f"model {i:04d}" for i in range(m)])
 
 
-def old_cycles(scores: pd.DataFrame) -> list:
-    mat, direction, tol = _table(scores, True, 1e-9)
-    r = rank(mat.values, direction, tol=tol)
-    votes = r[:, None, :] < r[None, :, :]  # the m x m x n tensor of the kernel before issue 30
-    counts = votes.sum(axis=2)
-    margins = counts - counts.T
-    beats = margins > 0
-    a, b, c = np.nonzero(beats[:, :, None] & beats[None, :, :] & beats.T[:, None, :])
-    keep = (a < b) & (a < c)
-    s = mat.values
-    out = []
-    for i, j, k in zip(a[keep], b[keep], c[keep]):
-        gaps = [float((s[x] - s[y])[votes[x, y]].min()) for x, y in ((i, j), (j, k), (k, i))]
-        out.append(CondorcetCycle((i, j, k), (margins[i, j], margins[j, k], margins[k, i]), min(gaps)))
-    out.sort(key=lambda cyc: -cyc.buffer)
-    return out
+def run_audit(m: int, n: int, lib: Path) -> dict:
+    """One audit of ``one_factor(m, n)`` in a child process: seconds, per-section seconds, peak MB."""
+    env = {**os.environ, "PYTHONPATH": str(lib)}
+    code = CHILD.format(bench=str(ROOT / "bench"), m=m, n=n)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(child.pid, 0)
+        out.seek(0)
+        err.seek(0)
+        if status != 0:
+            raise RuntimeError(f"audit of {m} x {n} failed: {err.read().decode()[-500:]}")
+        result = json.loads(out.read().decode().strip().splitlines()[-1])
+    result["peak MB"] = usage.ru_maxrss / 1024  # kilobytes on Linux
+    return result
 
 
-def old_bradley_terry(wins: np.ndarray, tol: float = 1e-10) -> np.ndarray:
-    w = np.asarray(wins, dtype=float).copy()
-    np.fill_diagonal(w, 0.0)
-    n, total, p = w + w.T, w.sum(axis=1), np.ones(len(w))
-    for _ in range(10_000):
-        new = total / (n / (p[:, None] + p[None, :])).sum(axis=1)
-        new = new / np.exp(np.mean(np.log(new)))
-        done = np.max(np.abs(np.log(new) - np.log(p))) < tol
-        p = new
-        if done:
-            break
-    return np.log(p) - np.log(p).mean()
+def old_library(rev: str, into: str) -> Path:
+    """The ``lib`` directory at git revision ``rev``, extracted into ``into``."""
+    archive = subprocess.run(["git", "archive", rev, "lib"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return Path(into) / "lib"
 
 
-def seconds(f) -> float:
-    t = time.perf_counter()
-    f()
-    return time.perf_counter() - t
+def exponent(models: list[int], values: list[float]) -> float:
+    """Slope of log ``values`` against log ``models`` (least squares)."""
+    return float(np.polyfit(np.log(models), np.log(values), 1)[0])
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", help="also audit 1,000 and 5,000 models with the library at this git revision")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="numbers of models (6 tasks)")
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
     rows = []
-    for m in (1000, 5000):
-        s = one_factor(m)
-        wins = comparison_matrix(s)
-        kernels = {
-            "condorcet_cycles (all)": (partial(condorcet_cycles, s), partial(old_cycles, s)),
-            "condorcet_cycles (limit 20)": (partial(condorcet_cycles, s, limit=20), None),
-            "count_condorcet_cycles": (partial(count_condorcet_cycles, s), None),
-            "bradley_terry": (partial(bradley_terry, wins), partial(old_bradley_terry, wins.to_numpy())),
-        }
-        for name, (ours, before) in kernels.items():
-            if m > 1000 and name == "condorcet_cycles (all)":
-                continue  # ten million cycle objects: use limit= and the count
-            row = {"models": m, "kernel": name, "ours s": round(seconds(ours), 2)}
-            if before is not None and m <= 1000:
-                row["before s"] = round(seconds(before), 2)
-                row["ratio"] = round(row["before s"] / row["ours s"], 1)
+    with tempfile.TemporaryDirectory() as tmp:
+        old = old_library(args.before, tmp) if args.before else None
+        for m, n in [(m, 6) for m in sizes] + [(1000, 60)]:
+            if old is not None and n == 6 and m in COMPARED:
+                run_audit(m, n, old)  # the old library's numba cache is cold: compile once, untimed
+            start = time.perf_counter()
+            ours = run_audit(m, n, ROOT / "lib")
+            row = {
+                "models": m,
+                "tasks": n,
+                "audit s": round(ours["total"], 2),
+                "peak MB": round(ours["peak MB"]),
+                "rankings s": round(ours["sections"]["rankings"], 2),
+                "rankings share": f"{ours['sections']['rankings'] / ours['total']:.0%}",
+                "slowest other": max((v, k) for k, v in ours["sections"].items() if k != "rankings")[1],
+            }
+            row["its s"] = round(ours["sections"][row["slowest other"]], 2)
+            if old is not None and n == 6 and m in COMPARED:
+                before = run_audit(m, n, old)
+                row["before s"] = round(before["total"], 2)
+                row["before MB"] = round(before["peak MB"])
+                row["before rankings s"] = round(before["sections"]["rankings"], 2)
+                row["ratio"] = round(before["total"] / ours["total"], 1)
+            print(row, f"({time.perf_counter() - start:.0f} s wall)", flush=True)
             rows.append(row)
-            print(row, flush=True)
-    print(pd.DataFrame(rows).to_string(index=False))
+    table = pd.DataFrame(rows)
+    six = table[table["tasks"] == 6]
+    lines = [
+        "Whole audit (defaults), one-factor tables rounded to 0.1, child process per audit, peak = ru_maxrss.",
+        table.to_string(index=False),
+    ]
+    if len(six) > 1:
+        lines.append(
+            f"growth exponent over {len(six)} sizes x 6 tasks: time m^{exponent(list(six['models']), list(six['audit s'])):.2f}, "
+            f"peak memory m^{exponent(list(six['models']), list(six['peak MB'])):.2f}, "
+            f"rankings m^{exponent(list(six['models']), list(six['rankings s'])):.2f}"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(text)
 
 
 if __name__ == "__main__":

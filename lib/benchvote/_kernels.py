@@ -7,7 +7,10 @@ input, documents the result and is tested against an independent oracle:
 * :func:`margins_and_gaps`: the margins and score gaps of :func:`benchvote.voting.condorcet_cycles`;
 * :func:`strict_above_counts`: the pair shares of
   :func:`benchvote.intervals.rank_intervals` (how often i ranks strictly above j);
-* :func:`lock_ranked_pairs`: the locking step of :func:`benchvote.voting.ranked_pairs`;
+* :func:`ranked_pairs_order`: the locking and placing of :func:`benchvote.voting.ranked_pairs`;
+* :func:`fill_margins`, :func:`cyclic_triads`: the margins and the cycle count of :mod:`benchvote.voting`;
+* :func:`fill_doubled_wins`, :func:`bt_gradient`, :func:`laplacian_times`: Bradley-Terry above 1,500 models;
+* :func:`win_fraction_rows`: the strict mean win rate, a block of rows at a time;
 * :func:`discordant_pairs`: the reversed pairs of :func:`benchvote.kendall_tau_distance`;
 * :func:`bt_newton_system`: the Newton steps of
   :func:`benchvote.ratings.bradley_terry`.
@@ -16,6 +19,8 @@ They are imported on first use, so that ``import benchvote`` does not load numba
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 from numba import njit
@@ -128,75 +133,18 @@ def strict_above_counts(ranks: np.ndarray, weight: np.ndarray) -> np.ndarray:  #
     return out
 
 
-@njit(cache=True, nogil=True)
-def _has(bits: np.ndarray, row: int, col: int) -> bool:  # pragma: no cover - compiled
-    return (bits[row, col >> 6] >> np.uint64(col & 63)) & np.uint64(1) == np.uint64(1)
+#: De Bruijn table: the index of the single set bit of ``x`` is ``_DEBRUIJN[(x * _DEBRUIJN_K) >> 58]``.
+_DEBRUIJN_K = 0x03F79D71B4CB0A89
+_DEBRUIJN = np.zeros(64, dtype=np.int64)
+for _bit in range(64):
+    _DEBRUIJN[((((1 << _bit) * _DEBRUIJN_K) & 0xFFFFFFFFFFFFFFFF) >> 58)] = _bit
 
 
 @njit(cache=True, nogil=True)
-def _lock(reach: np.ndarray, ancestors: np.ndarray, i: int, j: int) -> None:  # pragma: no cover - compiled
-    """Lock the defeat i -> j unless j reaches i (a cycle) or i reaches j already (nothing changes).
-
-    Locking i -> j makes i and every model that reaches i reach j and all
-    that j reaches; a model that already reaches j already reaches all that
-    (the relation is transitive), so only the ancestors of i that are not
-    ancestors of j are updated.
-    """
-    if _has(reach, j, i) or _has(reach, i, j):
-        return
-    words = reach.shape[1]
-    one = np.uint64(1)
-    gain = reach[j].copy()
-    gain[j >> 6] |= one << np.uint64(j & 63)
-    for w in range(words):
-        todo = ancestors[i, w] & ~ancestors[j, w]
-        if w == i >> 6:
-            todo |= one << np.uint64(i & 63)
-        for bit in range(64):
-            if todo == 0:
-                break
-            if (todo >> np.uint64(bit)) & one:
-                todo &= ~(one << np.uint64(bit))
-                u = w * 64 + bit
-                for x in range(words):
-                    new = gain[x] & ~reach[u, x]
-                    if new:
-                        reach[u, x] |= new
-                        for b2 in range(64):
-                            if (new >> np.uint64(b2)) & one:
-                                ancestors[x * 64 + b2, u >> 6] |= one << np.uint64(u & 63)
-
-
-@njit(cache=True, nogil=True)
-def lock_ranked_pairs(permuted: np.ndarray, by_priority: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """The transitive closure of the defeats Ranked Pairs locks: ``reach[u, v]``, the locked defeats lead u to v.
-
-    ``permuted`` is the margin matrix with rows and columns in tie-break
-    order (``by_priority[p]`` is the model at priority p).  The defeats are
-    taken by margin, largest first, and within a margin in row-major order of
-    ``permuted`` (winner's priority, then loser's), read level by level from
-    the matrix rather than from a list of all defeats (200 million on 20,000
-    models).  Rows of ``reach`` and of the ancestor relation (bit u of row v:
-    u reaches v) are bit sets of 64-bit words.
-    """
-    m = permuted.shape[0]
-    words = (m + 63) // 64
-    reach = np.zeros((m, words), dtype=np.uint64)
-    ancestors = np.zeros((m, words), dtype=np.uint64)
-    top = 0
-    for p in range(m):
-        for q in range(m):
-            top = max(top, np.int64(permuted[p, q]))
-    for level in range(top, 0, -1):
-        for p in range(m):
-            for q in range(m):
-                if permuted[p, q] == level:
-                    _lock(reach, ancestors, by_priority[p], by_priority[q])
-    out = np.zeros((m, m), dtype=np.bool_)
-    for u in range(m):
-        for v in range(m):
-            out[u, v] = _has(reach, u, v)
-    return out
+def _lowest_bit(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
+    """Index of the lowest set bit of a non-zero word."""
+    low = x & (~x + np.uint64(1))
+    return _DEBRUIJN[np.int64((low * np.uint64(_DEBRUIJN_K)) >> np.uint64(58))]
 
 
 @njit(cache=True, nogil=True)
@@ -299,25 +247,26 @@ def fill_margins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cove
     """``out[i, j]``: tasks ranking i above j minus tasks ranking j above i (``nan`` ranks abstain).
 
     ``out`` is a preallocated m x m array of a small integer type (the
-    margins lie in ``[-n, n]``); one pass over the pairs i < j, the tasks
-    innermost.
+    margins lie in ``[-n, n]``); one pass over the pairs i <= j, the tasks
+    innermost, in blocks of 64 rows.
     """
     m, n = ranks.shape
-    for i in range(m):
-        out[i, i] = 0
-        ri = ranks[i]
-        for j in range(i + 1, m):
+    for lo in range(0, m, 64):  # a block of rows i against every later j: both writes stay within a few cache lines
+        hi = min(lo + 64, m)
+        for j in range(lo, m):
             rj = ranks[j]
-            d = 0
-            for k in range(n):
-                a = ri[k]
-                b = rj[k]
-                if a < b:
-                    d += 1
-                elif b < a:
-                    d -= 1
-            out[i, j] = d
-            out[j, i] = -d
+            for i in range(lo, min(hi, j + 1)):
+                ri = ranks[i]
+                d = 0
+                for k in range(n):
+                    a = ri[k]
+                    b = rj[k]
+                    if a < b:
+                        d += 1
+                    elif b < a:
+                        d -= 1
+                out[i, j] = d
+                out[j, i] = -d
 
 
 @njit(cache=True, nogil=True)
@@ -386,25 +335,27 @@ def fill_doubled_wins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no
     each side), in a small integer type preallocated by the caller.
     """
     m, n = ranks.shape
-    for i in range(m):
-        out[i, i] = 0
-        ri = ranks[i]
-        for j in range(i + 1, m):
+    for lo in range(0, m, 64):  # blocks of rows, as in fill_margins
+        hi = min(lo + 64, m)
+        for j in range(lo, m):
             rj = ranks[j]
-            up = 0
-            down = 0
-            for k in range(n):
-                a = ri[k]
-                b = rj[k]
-                if a < b:
-                    up += 2
-                elif b < a:
-                    down += 2
-                elif a == b:
-                    up += 1
-                    down += 1
-            out[i, j] = up
-            out[j, i] = down
+            for i in range(lo, min(hi, j + 1)):
+                ri = ranks[i]
+                up = 0
+                down = 0
+                if i != j:
+                    for k in range(n):
+                        a = ri[k]
+                        b = rj[k]
+                        if a < b:
+                            up += 2
+                        elif b < a:
+                            down += 2
+                        elif a == b:
+                            up += 1
+                            down += 1
+                out[i, j] = up
+                out[j, i] = down
 
 
 @njit(cache=True, nogil=True)
@@ -496,3 +447,145 @@ def win_fraction_rows(ranks: np.ndarray, lo: int, out: np.ndarray) -> None:  # p
                     both += 1
                     win += a < b
             out[r, j] = np.float64(win) / np.float64(both) if both > 0 else np.nan
+
+
+@njit(cache=True, nogil=True)
+def _search(
+    bits: np.ndarray, start: int, target: int, pos: np.ndarray, bounds: tuple, stamp: np.ndarray, mark: int, work: tuple
+) -> int:  # pragma: no cover - compiled
+    """Depth-first search along ``bits`` (rows of 64-bit words) from ``start`` through nodes placed in ``(lo, hi)``.
+
+    ``bounds`` is ``(lo, hi, first_word, last_word)``: only the words that
+    hold the nodes placed in the window (and ``target``) are read.  ``work``
+    is ``(stack, found)``, two arrays of m nodes.  Visited nodes go to
+    ``found`` (their number is returned, or -1 as soon as ``target`` is met);
+    ``stamp[v] == mark`` marks a visited node.
+    """
+    one = np.uint64(1)
+    lo, hi, first_word, last_word = bounds
+    stack, found = work
+    n_found = 0
+    stack[0] = start
+    top = 1
+    stamp[start] = mark
+    while top:
+        top -= 1
+        v = stack[top]
+        found[n_found] = v
+        n_found += 1
+        for w in range(first_word, last_word + 1):
+            word = bits[v, w]
+            while word:
+                x = w * 64 + _lowest_bit(word)
+                word &= word - one
+                if x == target:
+                    return -1
+                if stamp[x] != mark and lo < pos[x] < hi:
+                    stamp[x] = mark
+                    stack[top] = x
+                    top += 1
+    return n_found
+
+
+@njit(cache=True, nogil=True)
+def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Ranked Pairs on margins in tie-break order (node p = priority p): the nodes, first placed first.
+
+    The defeats are taken by margin, largest first, and within a margin in
+    row-major order of ``permuted``; each is locked unless its loser already
+    reaches its winner.  That question is answered by keeping a topological
+    order of the locked graph (Pearce and Kelly's dynamic order, started from
+    ``start``, any order: a good guess such as Copeland's makes most defeats
+    point forward, and a forward defeat cannot close a cycle); a backward
+    defeat searches only the nodes placed between its two ends, and the order
+    is repaired when it is locked.  Inside, a node is named by its place in
+    ``start`` (its label), so that the nodes of a window have nearby labels
+    and a search reads only the few words of bits that hold them.  The
+    ranking is then the topological order that always places the available
+    node of highest priority (smallest p).
+    """
+    m = permuted.shape[0]
+    words = (m + 63) // 64
+    one = np.uint64(1)
+    out_bits = np.zeros((m, words), dtype=np.uint64)
+    in_bits = np.zeros((m, words), dtype=np.uint64)
+    label = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        label[start[k]] = k
+    node = np.arange(m)  # node[position] = label; labels start where they stand
+    pos = np.arange(m)
+    stamp = np.zeros(m, dtype=np.int64)
+    work = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+    mark = 0
+    top = 0
+    for p in range(m):
+        for q in range(m):
+            top = max(top, np.int64(permuted[p, q]))
+    for level in range(top, 0, -1):
+        for p in range(m):
+            for q in range(m):
+                if permuted[p, q] != level:
+                    continue
+                i, j = label[p], label[q]
+                if pos[j] < pos[i]:  # a backward defeat: does j reach i? then it closes a cycle
+                    low, high = m, 0
+                    for k in range(pos[j], pos[i] + 1):
+                        low, high = min(low, node[k]), max(high, node[k])
+                    bounds = (pos[j] - 1, pos[i], low >> 6, high >> 6)
+                    mark += 1
+                    n_f = _search(out_bits, j, i, pos, bounds, stamp, mark, (work[0], work[1]))
+                    if n_f < 0:
+                        continue
+                    mark += 1
+                    bounds = (pos[j], pos[i] + 1, low >> 6, high >> 6)
+                    n_b = _search(in_bits, i, -1, pos, bounds, stamp, mark, (work[0], work[2]))
+                    _reorder(node, pos, work[2][:n_b], work[1][:n_f])
+                out_bits[i, j >> 6] |= one << np.uint64(j & 63)
+                in_bits[j, i >> 6] |= one << np.uint64(i & 63)
+    return start[_by_priority(out_bits, in_bits, start)]
+
+
+@njit(cache=True, nogil=True)
+def _reorder(node: np.ndarray, pos: np.ndarray, before: np.ndarray, after: np.ndarray) -> None:  # pragma: no cover
+    """Pearce-Kelly repair: the nodes ``before`` (in their order) then ``after`` take the positions both held."""
+    b = before[np.argsort(pos[before])]
+    a = after[np.argsort(pos[after])]
+    both = np.concatenate((b, a))
+    slots = np.sort(pos[both])
+    for k in range(len(both)):
+        node[slots[k]] = both[k]
+        pos[both[k]] = slots[k]
+
+
+@njit(cache=True, nogil=True)
+def _by_priority(out_bits: np.ndarray, in_bits: np.ndarray, priority: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """The topological order of an acyclic graph that always takes the available node with the smallest ``priority``.
+
+    ``priority`` is a permutation of the nodes' labels; the order is returned as labels.
+    """
+    m = out_bits.shape[0]
+    one = np.uint64(1)
+    waiting = np.zeros(m, dtype=np.int64)
+    for v in range(m):
+        for w in range(in_bits.shape[1]):
+            waiting[v] += _popcount(in_bits[v, w])
+    by_priority = np.empty(m, dtype=np.int64)
+    for v in range(m):
+        by_priority[priority[v]] = v
+    heap = [np.int64(v) for v in range(0)]
+    for v in range(m):
+        if waiting[v] == 0:
+            heapq.heappush(heap, priority[v])
+    order = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        v = by_priority[heapq.heappop(heap)]
+        order[k] = v
+        for w in range(out_bits.shape[1]):
+            word = out_bits[v, w]
+            while word:
+                x = w * 64 + _lowest_bit(word)
+                word &= word - one
+                waiting[x] -= 1
+                if waiting[x] == 0:
+                    heapq.heappush(heap, priority[x])
+    return order
