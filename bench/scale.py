@@ -119,6 +119,11 @@ def main() -> None:
                 row["ratio"] = round(before["total"] / ours["total"], 1)
             print(row, f"({time.perf_counter() - start:.0f} s wall)", flush=True)
             rows.append(row)
+            write(rows)
+
+
+def write(rows: list[dict]) -> None:
+    """The table so far, with the growth exponents, printed and written to :data:`RESULTS`."""
     table = pd.DataFrame(rows)
     six = table[table["tasks"] == 6]
     lines = [
@@ -126,13 +131,14 @@ def main() -> None:
         table.to_string(index=False),
     ]
     if len(six) > 1:
+        models = list(six["models"])
+        slope = {key: exponent(models, list(six[key])) for key in ("audit s", "peak MB", "rankings s")}
         lines.append(
-            f"growth exponent over {len(six)} sizes x 6 tasks: time m^{exponent(list(six['models']), list(six['audit s'])):.2f}, "
-            f"peak memory m^{exponent(list(six['models']), list(six['peak MB'])):.2f}, "
-            f"rankings m^{exponent(list(six['models']), list(six['rankings s'])):.2f}"
+            f"growth exponent over {len(six)} sizes x 6 tasks: time m^{slope['audit s']:.2f}, "
+            f"peak memory m^{slope['peak MB']:.2f}, rankings m^{slope['rankings s']:.2f}"
         )
     text = "\n".join(lines) + "\n"
-    print(text)
+    print(text, flush=True)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(text)
 

@@ -209,3 +209,57 @@ def test_baseline_normalisation_divides_by_the_baseline_and_keeps_the_geometric_
         audit(s, normalize="baseline:nobody")
     with pytest.raises(ValueError, match="unknown normalize"):
         audit(s, normalize="baseline:")
+
+
+# ---------------------------------------------------------------- issue 41: majority cycles in words
+def _rankings_sentences(a) -> list[str]:
+    from benchvote.audit.sections import rankings
+
+    return [s.text for s in rankings.verdict(a.sections["rankings"], a.sections)]
+
+
+def test_verdict_shows_a_majority_cycle_among_the_top_models():
+    """Condorcet's paradox on top of a small board: the verdict walks through the cycle, not a bare count."""
+    rows = {"A": [90, 80, 70], "B": [70, 90, 80], "C": [80, 70, 90]}
+    rows.update({f"low {k}": [50 - k, 50 - k, 50 - k] for k in range(5)})
+    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **FAST)
+    r = a.sections["rankings"]
+    assert r["n_cycles"] == 1 and r["top_cycles"] == {"models": 8, "n_cycles": 1, "example": ["A", "C", "B"]}
+    assert (
+        "There is no Condorcet winner, and majority rule is intransitive among the 8 models: "
+        "A beats C on a majority of tasks, C beats B and B beats A (1 such cycle among them)."
+    ) in _rankings_sentences(a)
+
+
+def test_verdict_says_majority_rule_is_transitive_among_the_top_20_when_the_cycles_lie_below():
+    """B > A (mean) head a clean order of 20 models; the only cycle runs through Z, last by the mean."""
+    rows = {"A": [10, 10, 10], "B": [9.5, 12, 9.6], "Z": [11, 11, -100]}
+    rows.update({f"C{k:02d}": [8 - 0.1 * k] * 3 for k in range(20)})
+    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **FAST)
+    r = a.sections["rankings"]
+    assert r["condorcet_winner"] is None and r["weak_condorcet_winners"] == []
+    assert r["n_cycles"] == 1 and r["top_cycles"]["n_cycles"] == 0 and r["ranking"][:2] == ["B", "A"]
+    assert (
+        "There is no Condorcet winner; majority rule is transitive among the top 20 by Mean score, but the whole "
+        "table has 1 cycle of three models (0.06% of its triples of models), all involving lower-placed models."
+    ) in _rankings_sentences(a)
+
+
+def test_too_many_cycles_to_sort_are_listed_among_the_top_models(monkeypatch):
+    """All cycles are counted; the listed ones are the most robust among the top models by the primary rule."""
+    from benchvote.audit.sections import rankings
+
+    rng = np.random.default_rng(0)
+    s = 50 + 10 * (rng.normal(size=(90, 1)) + 0.5 * rng.normal(size=(90, 6)))
+    table = pd.DataFrame(np.round(s, 1), index=[f"m{i:02d}" for i in range(90)], columns=list("abcdef"))
+    full = audit(table, **FAST).sections["rankings"]
+    assert full["cycles_among"] is None and full["cycles"] == [
+        list(c.models) for c in bv.voting.condorcet_cycles(table, limit=rankings.CYCLES_SHOWN)
+    ]
+    monkeypatch.setattr(rankings, "CYCLES_LISTED_MAX", full["n_cycles"] - 1)
+    monkeypatch.setattr(rankings, "CYCLES_AMONG", 40)
+    r = audit(table, **FAST).sections["rankings"]
+    assert r["n_cycles"] == full["n_cycles"] == bv.voting.count_condorcet_cycles(table) > 20
+    assert r["cycles_among"] == 40
+    top = table.loc[[m for m in table.index if m in set(r["ranking"][:40])]]
+    assert r["cycles"] == [list(c.models) for c in bv.voting.condorcet_cycles(top, limit=rankings.CYCLES_SHOWN)]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
@@ -181,3 +183,39 @@ def test_newton_with_conjugate_gradients_matches_cholesky(monkeypatch):
     np.testing.assert_allclose(iterative.ratings, direct.ratings, atol=1e-9, rtol=0)
     np.testing.assert_allclose(direct.ratings, _mm_before_issue30(wins), atol=1e-8, rtol=0)
     assert iterative.log_likelihood == pytest.approx(direct.log_likelihood, abs=1e-9)
+
+
+# ---------------------------------------------------------------- issue 41: ratings at scale
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_table_ratings_are_bradley_terry_of_the_comparison_matrix(seed, holes):
+    """The rule's compact counts (doubled, small integers) give bit-for-bit the ratings of the float match table."""
+    from benchvote.ratings import NOT_CONNECTED, table_ratings
+
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(2, 30)), int(rng.integers(1, 7))
+    s = pd.DataFrame(rng.integers(0, 6, size=(m, n)).astype(float), index=[f"m{i}" for i in range(m)])
+    if holes:
+        s = s.mask(rng.random(s.shape) < 0.2)
+        s[0] = np.arange(m, dtype=float)
+    try:
+        want = bradley_terry(comparison_matrix(s)).ratings
+    except ValueError as err:
+        with pytest.raises(ValueError, match=re.escape(NOT_CONNECTED) if str(err) == NOT_CONNECTED else None):
+            table_ratings(s)
+        return
+    pd.testing.assert_series_equal(table_ratings(s), want)
+
+
+def test_large_tables_fit_from_compact_counts_without_a_float64_square(monkeypatch):
+    """Above ``_DIRECT_MAX`` the Newton steps read int8 counts and float32 pair weights: the Cholesky maximum."""
+    from benchvote import ratings
+
+    rng = np.random.default_rng(7)
+    s = np.round(50 + 10 * (rng.normal(size=(80, 1)) + 0.7 * rng.normal(size=(80, 6))), 1)
+    direct = bradley_terry(comparison_matrix(s))
+    doubled, _ = ratings._doubled_wins(s, True, 1e-9)
+    assert doubled.dtype == np.int8
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
+    large = ratings.table_ratings(s)
+    np.testing.assert_allclose(large, direct.ratings, atol=1e-9, rtol=0)

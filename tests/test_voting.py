@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import permutations
+from itertools import combinations, permutations
 
 import numpy as np
 import pandas as pd
@@ -349,3 +349,81 @@ def test_cycles_on_a_one_factor_table_match_the_tensor_implementation():
 def test_cycles_limit_is_checked():
     with pytest.raises(ValueError):
         condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]], limit=-1)
+
+
+# ---------------------------------------------------------------- issue 41: rankings at scale
+def _brute_cycle_count(beats):
+    """Every unordered triple checked both ways round: O(m^3), the oracle of the closed form."""
+    m = len(beats)
+    return sum(
+        1
+        for a, b, c in combinations(range(m), 3)
+        if (beats[a, b] and beats[b, c] and beats[c, a]) or (beats[a, c] and beats[c, b] and beats[b, a])
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 24), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 0.2, 0.5, 0.9]))
+def test_cycle_count_closed_form_with_ties_matches_brute_force(m, seed, tie_share):
+    """Kendall-Babington Smith corrected for tied pairs, on relations from tournaments to mostly ties."""
+    from benchvote.voting import _n_cycles
+
+    rng = np.random.default_rng(seed)
+    margins = np.triu(rng.integers(1, 4, size=(m, m)) * rng.choice([-1, 1], size=(m, m)), 1)
+    margins[rng.random((m, m)) < tie_share] = 0
+    margins = np.triu(margins, 1)
+    margins = (margins - margins.T).astype(np.int8)
+    assert _n_cycles(margins) == _brute_cycle_count(margins > 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(score_tables(min_models=1, max_models=14, max_tasks=7, missing=True), st.sampled_from([1e-9, 0.5]))
+def test_cycle_count_matches_the_tensor_kernel_on_tables_with_ties(table, tol):
+    """The count from out-degrees equals the number of cycles the m^3 kernel of issue 30 lists."""
+    from benchvote.voting import count_condorcet_cycles
+
+    try:
+        want = len(_cycles_before_issue30(table, tol=tol))
+    except ValueError:  # a model without any score: refused by both
+        with pytest.raises(ValueError):
+            count_condorcet_cycles(table, tol=tol)
+        return
+    assert count_condorcet_cycles(table, tol=tol) == want
+
+
+def test_cycle_count_on_a_one_factor_table_with_many_tied_pairs():
+    """400 models on 6 tasks: ties of three tasks against three are common, the count is still exact."""
+    from benchvote.voting import _margins, _table, count_condorcet_cycles
+
+    s = _one_factor(400)
+    mat, direction, tol = _table(s, True, 1e-9)
+    margins = _margins(mat.values, direction, tol)
+    assert (margins == 0).sum() > 10 * len(margins)  # many tied pairs off the diagonal
+    assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_before_issue30(s))
+
+
+def test_majority_margins_are_kept_in_a_small_integer_type():
+    """No m x m int64 (or float64) matrix where the margins fit in a byte (6 tasks) or two (200 tasks)."""
+    from benchvote.voting import _margins, _table
+
+    for n, dtype in ((6, np.int8), (200, np.int16)):
+        mat, direction, tol = _table(_one_factor(30, n), True, 1e-9)
+        margins = _margins(mat.values, direction, tol)
+        assert margins.dtype == dtype
+        np.testing.assert_array_equal(margins, margin_matrix(mat.values))
+
+
+@settings(max_examples=150, deadline=None)
+@given(score_tables(min_models=2, max_models=40, max_tasks=7, missing=True), st.data())
+def test_ranked_pairs_by_dynamic_order_locks_what_a_graph_search_locks(table, data):
+    """The Pearce-Kelly kernel of issue 41 against the edge-by-edge search (ties, holes, tie-breaks, 40 models)."""
+    m = table.shape[0]
+    tb = list(data.draw(permutations_of(m)))
+    assert ranked_pairs(table, tie_break=tb).tolist() == _ranked_pairs_by_search(table, tb)
+
+
+def test_ranked_pairs_on_a_one_factor_table_matches_the_graph_search():
+    """120 models, many defeats against the Copeland start order (near-ties): the same ranking."""
+    s = _one_factor(120)
+    tb = list(np.random.default_rng(4).permutation(120))
+    assert ranked_pairs(s.to_numpy(), tie_break=tb).tolist() == _ranked_pairs_by_search(s.to_numpy(), tb)

@@ -407,7 +407,7 @@ def bt_gradient(
 
 @njit(cache=True, nogil=True)
 def laplacian_times(weights: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """``L v`` for the Laplacian whose pair weights are the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)``."""
+    """``L v`` for the Laplacian with pair weights the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)``."""
     m = len(v)
     out = np.zeros(m)
     for i in range(m):
@@ -517,10 +517,11 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
     stamp = np.zeros(m, dtype=np.int64)
     work = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64))
     mark = 0
-    top = 0
+    top = np.int64(0)
     for p in range(m):
         for q in range(m):
-            top = max(top, np.int64(permuted[p, q]))
+            if permuted[p, q] > top:
+                top = np.int64(permuted[p, q])
     for level in range(top, 0, -1):
         for p in range(m):
             for q in range(m):

@@ -465,7 +465,6 @@ def mean_win_rate(
     tol = 0.0 if convention == "helm" and tol is _UNSET_TOL else check_tol(tol)
     mat = as_score_matrix(scores, allow_nan=True)
     direction = direction_of(mat, higher_is_better)
-    m = mat.shape[0]
     if convention == "strict":
         values = _strict_win_rate(mat, direction, tol)
     elif convention == "quantile":

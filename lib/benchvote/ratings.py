@@ -162,7 +162,7 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
 
 
 def _fit(w: np.ndarray, scale: float, models: list | None, max_iter: int, convergence_tol: float) -> BradleyTerry:
-    """Kernel of :func:`bradley_terry` on the counts ``scale * w`` (zero diagonal), checked for comparisons and connection.
+    """Kernel of :func:`bradley_terry` on the counts ``scale * w`` (zero diagonal), checked for comparisons, connection.
 
     ``w`` may be a small integer type: the doubled counts of
     :func:`_doubled_wins` with ``scale`` 1/2 (no m x m float64 copy of them).
@@ -277,7 +277,9 @@ def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: f
     weights = np.zeros((m, m), dtype=np.float32)
     won = w.sum(axis=1, dtype=float)
     lost = w.sum(axis=0, dtype=float)
-    beta = np.log((won + 0.5) / (lost + 0.5))  # a start: each model's log-odds of winning (the result does not depend on it)
+    beta = np.log(
+        (won + 0.5) / (lost + 0.5)
+    )  # a start: each model's log-odds of winning (the result does not depend on it)
     beta -= beta.mean()
     loglik, grad, diagonal = bt_gradient(w, losses, scale, beta, weights, True)
     first = np.linalg.norm(grad)

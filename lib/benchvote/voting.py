@@ -109,7 +109,7 @@ def _margins(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarra
     from ._kernels import fill_margins
 
     r = _rank(values, direction, tol)
-    out = np.empty((r.shape[0], r.shape[0]), dtype=_margin_dtype(r.shape[1]))
+    out: np.ndarray = np.empty((r.shape[0], r.shape[0]), dtype=_margin_dtype(r.shape[1]))
     fill_margins(np.ascontiguousarray(r), out)
     return out
 
@@ -558,9 +558,9 @@ def ranked_pairs(
             raise ValueError("tie_break must list every model exactly once")
         pos = {str(x): k for k, x in enumerate(order)}
         priority = np.array([pos[str(x)] for x in mat.models])
-    order = _ranked_pairs_order(_margins(mat.values, direction, tol), priority)
+    placed = _ranked_pairs_order(_margins(mat.values, direction, tol), priority)
     ranks = np.empty(m_count)
-    ranks[order] = np.arange(m_count - 1, -1, -1, dtype=float)
+    ranks[placed] = np.arange(m_count - 1, -1, -1, dtype=float)
     return wrap_models(ranks, mat, "ranked_pairs")
 
 
