@@ -358,8 +358,31 @@ def _list_cycles(
 def count_condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> int:
     r"""Number of three-model majority cycles: ``len(condorcet_cycles(...))`` without listing them.
 
-    With :math:`A` the strict majority relation, the count is
-    :math:`\operatorname{tr}(A^3)/3`, summed block by block.
+    Counted from the models' out-degrees in O(m^2), never by looking at the
+    :math:`\binom{m}{3}` triples.  When no pair ties (a tournament), Kendall
+    and Babington Smith's closed form holds: a triple that is not a cycle has
+    exactly one model beating the other two, so with :math:`s_i` the number
+    of models i beats,
+
+    .. math::
+
+        c_3 = \binom{m}{3} - \sum_i \binom{s_i}{2}.
+
+    With tied pairs (no strict majority either way) that count also removes
+    the triples holding a tie, and it mis-counts those where a model beats
+    two tied models.  Sorting the triples by their number of tied pairs gives
+    the exact correction
+
+    .. math::
+
+        c_3 = \binom{m}{3} - \sum_i \binom{s_i}{2} - T(m-2)
+              + \sum_i \binom{u_i}{2} - K + S,
+
+    with :math:`T` the tied pairs, :math:`u_i` the ties of model i,
+    :math:`K` the triangles of tied pairs and :math:`S` the number of
+    (tied pair, model beating both) incidences.  :math:`K` and :math:`S` are
+    counted over the tied pairs only, with rows of bits
+    (:func:`benchvote._kernels.cyclic_triads`): O(m^2 + T m / 64).
 
     Parameters
     ----------

@@ -13,6 +13,21 @@ are the weak Condorcet winners, tied.  A rule with exact ranks
 (:attr:`benchvote.rules.Rule.ranks`, the mean score) is ranked by them: the
 rounded means of tasks on scales 1e16 apart would merge models that the exact
 means, and the cardinal sensitivity, tell apart.
+
+**Cost** (m models, n tasks).  The majority margins are one compiled
+O(m^2 n) pass into an m x m matrix of one byte per pair (two above 127
+tasks), shared by the Condorcet winner, the weak winners and the cycle
+count.  The cycles of three models are counted in O(m^2) from the
+out-degrees, plus O(m / 64) per tied pair (:func:`benchvote.voting.count_condorcet_cycles`);
+they are listed, the most robust first, when there are at most
+:data:`CYCLES_LISTED_MAX` (work proportional to their number), and otherwise
+from the top :data:`CYCLES_AMONG` models by the primary rule only (the report
+says so).  Copeland is O(m^2); Ranked Pairs scans the margins once per margin
+value and searches the locked graph only for the defeats that disagree with
+its current order; Bradley-Terry's Newton steps are O(m^2) each (pair weights
+in float32 above 1,500 models); the strict mean win rate reads blocks of 256
+rows.  Whether majority rule is transitive among the top
+:data:`TOP_TRANSITIVE` models is checked on their triples directly.
 """
 
 from __future__ import annotations
