@@ -68,7 +68,8 @@ def run_audit(m: int, n: int, lib: Path) -> dict:
         out.seek(0)
         err.seek(0)
         if status != 0:
-            raise RuntimeError(f"audit of {m} x {n} failed: {err.read().decode()[-500:]}")
+            why = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else err.read().decode()[-300:]
+            raise RuntimeError(f"audit of {m} x {n} failed: {why}")
         result = json.loads(out.read().decode().strip().splitlines()[-1])
     result["peak MB"] = usage.ru_maxrss / 1024  # kilobytes on Linux
     return result
@@ -91,7 +92,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="also audit 1,000 and 5,000 models with the library at this git revision")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="numbers of models (6 tasks)")
+    parser.add_argument("--append", action="store_true", help="add this run's table to the results file")
     args = parser.parse_args()
+    header = f"$ bench/scale.py {' '.join(sys.argv[1:])}   ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})"
+    previous = RESULTS.read_text() + "\n" if args.append and RESULTS.exists() else ""
     sizes = [int(x) for x in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,7 +104,12 @@ def main() -> None:
             run_audit(200, 6, lib)  # compiles the kernels into numba's cache (or loads them): untimed
         for m, n in [(m, 6) for m in sizes] + [(1000, 60)]:
             start = time.perf_counter()
-            ours = run_audit(m, n, ROOT / "lib")
+            try:
+                ours = run_audit(m, n, ROOT / "lib")
+            except RuntimeError as err:  # killed (out of memory) or failed: say so and go on
+                rows.append({"models": m, "tasks": n, "note": str(err)[:120]})
+                write(rows, header, previous)
+                continue
             row = {
                 "models": m,
                 "tasks": n,
@@ -119,14 +128,15 @@ def main() -> None:
                 row["ratio"] = round(before["total"] / ours["total"], 1)
             print(row, f"({time.perf_counter() - start:.0f} s wall)", flush=True)
             rows.append(row)
-            write(rows)
+            write(rows, header, previous)
 
 
-def write(rows: list[dict]) -> None:
-    """The table so far, with the growth exponents, printed and written to :data:`RESULTS`."""
+def write(rows: list[dict], header: str, previous: str = "") -> None:
+    """The table so far, with the growth exponents, printed and written to :data:`RESULTS` (after ``previous``)."""
     table = pd.DataFrame(rows)
-    six = table[table["tasks"] == 6]
+    six = table[(table["tasks"] == 6) & table.get("audit s", pd.Series(dtype=float)).notna()]
     lines = [
+        header,
         "Whole audit (defaults), one-factor tables rounded to 0.1, child process per audit, peak = ru_maxrss.",
         table.to_string(index=False),
     ]
@@ -140,7 +150,7 @@ def write(rows: list[dict]) -> None:
     text = "\n".join(lines) + "\n"
     print(text, flush=True)
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(text)
+    RESULTS.write_text(previous + text)
 
 
 if __name__ == "__main__":
