@@ -310,6 +310,22 @@ def geometric_mean(
         return wrap_models(np.exp((logs @ w) / den), mat, "geometric_mean")
 
 
+def win_fraction_blocks(values: np.ndarray, direction: np.ndarray, tol: float, rows: int = 256) -> Any:
+    """:meth:`PairwiseCounts.win_fraction` of a validated table, ``rows`` rows at a time: pairs ``(lo, block)``.
+
+    A compiled kernel fills each block (:func:`benchvote._kernels.win_fraction_rows`),
+    so that no m x m array of counts is built.
+    """
+    from ._kernels import win_fraction_rows
+
+    r = np.ascontiguousarray(_rank(values, direction, tol))
+    m = r.shape[0]
+    for lo in range(0, m, rows):
+        block = np.empty((min(rows, m - lo), m))
+        win_fraction_rows(r, lo, block)
+        yield lo, block
+
+
 def _strict_win_rate(mat: Any, direction: np.ndarray, tol: float) -> np.ndarray:
     """The strict mean win rate, a block of rows of win fractions at a time (compiled); refuses pairs sharing no task.
 
@@ -317,15 +333,10 @@ def _strict_win_rate(mat: Any, direction: np.ndarray, tol: float) -> np.ndarray:
     the row order of the table.  No m x m array is built (three int64 count
     matrices and a float64 one took 16 GB on 20,000 models).
     """
-    from ._kernels import win_fraction_rows
-
-    r = np.ascontiguousarray(_rank(mat.values, direction, tol))
-    m = r.shape[0]
+    m = mat.shape[0]
     values = np.empty(m)
     n_never, first = 0, None
-    for lo in range(0, m, 256):
-        block = np.empty((min(256, m - lo), m))
-        win_fraction_rows(r, lo, block)
+    for lo, block in win_fraction_blocks(mat.values, direction, tol):
         values[lo : lo + len(block)] = np.sort(block, axis=1).sum(axis=1) / m
         never = np.isnan(block) & (np.arange(m)[None, :] > np.arange(lo, lo + len(block))[:, None])
         if never.any():

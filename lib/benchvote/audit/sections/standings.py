@@ -75,33 +75,41 @@ def _partial_borda(full: pd.DataFrame, hib: pd.Series, tol: float) -> Any:
     return partial_borda(full, hib, tol=tol)
 
 
-def _strict_among_comparable(counts: Any) -> np.ndarray:
-    """The strict mean win rate over the models each one shares a task with (itself included).
+def _strict_among_comparable(rated: pd.DataFrame, hib: pd.Series, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The strict mean win rate over the models each one shares a task with (itself included), and the pairs sharing none.
 
     On a table where every pair shares a task this is the strict mean win rate
     (:func:`benchvote.mean_win_rate`), bit for bit: the same sum over the same
-    opponents, divided by the number of models.
+    opponents, divided by the number of models.  The win fractions are read a
+    block of rows at a time (no m x m count matrices: 16 GB on 20,000 models).
+    The pairs (i < j) that share no task come back as an array of index pairs.
     """
-    fraction = counts.win_fraction()
-    compared = (counts.compared > 0).sum(axis=1)
-    # each row summed in sorted order, as the library does: the same floats whatever the row order
-    return np.sort(np.where(np.isnan(fraction), 0.0, fraction), axis=1).sum(axis=1) / (compared + 1)
+    from ...aggregation import win_fraction_blocks
+
+    m = len(rated)
+    values, never = np.empty(m), []
+    for lo, fraction in win_fraction_blocks(rated.to_numpy(dtype=float), hib.to_numpy(dtype=bool), tol):
+        missing = np.isnan(fraction)
+        compared = m - 1 - missing.sum(axis=1)
+        # each row summed in sorted order, as the library does: the same floats whatever the row order
+        values[lo : lo + len(fraction)] = np.sort(np.where(missing, 0.0, fraction), axis=1).sum(axis=1) / (compared + 1)
+        never.append(
+            np.argwhere(missing & (np.arange(m)[None, :] > np.arange(lo, lo + len(fraction))[:, None])) + (lo, 0)
+        )
+    return values, np.concatenate(never) if never else np.zeros((0, 2), dtype=np.int64)
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from ...aggregation import pairwise_wins
-
     # no constant or empty task, no model without a score: every task orders two models or more, so every model
     # shares a task with another
     rated = ctx.quality
     hib, tol = ctx.direction[rated.columns], ctx.options.tol
     name = _rule(ctx)
     rule = ctx.rules[name]
-    counts = pairwise_wins(rated, hib.to_numpy(dtype=bool), tol=tol)
-    never = np.argwhere(np.triu(counts.compared == 0, k=1))
+    strict, never = _strict_among_comparable(rated, hib, tol)
     definition = rule.definition
     if name == "mean_win_rate":
-        values = pd.Series(_strict_among_comparable(counts), index=rated.index)
+        values = pd.Series(strict, index=rated.index)
         definition += INCOMPARABLE if len(never) else ""
     else:
         values = pd.Series(np.asarray(rule.fn(rated, hib), dtype=float), index=rated.index)
