@@ -209,6 +209,19 @@ def test_reversed_pairs_count_is_the_kendall_distance(data):
     assert np.array_equal(reversed_pairs(before[perm], after[perm]), flips[np.ix_(perm, perm)])
 
 
+@given(st.data())
+def test_flipped_pairs_lists_the_reversed_pairs_row_by_row(data):
+    """``flipped_pairs`` (the book's list) and ``reversed_pairs`` (the solvers' matrix) are one relation."""
+    from benchvote.ranking import flipped_pairs, reversed_pairs
+
+    m = data.draw(st.integers(1, 7))
+    before = rank(np.array(data.draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)), dtype=float))
+    after = rank(np.array(data.draw(st.lists(st.integers(0, 3), min_size=m, max_size=m)), dtype=float))
+    brute = [(i, j) for i in range(m) for j in range(m) if before[i] < before[j] and after[i] > after[j]]
+    assert flipped_pairs(before, after) == brute
+    assert flipped_pairs(before, after) == [tuple(p) for p in np.argwhere(reversed_pairs(before, after)).tolist()]
+
+
 # ---------------------------------------------------------------- pareto_front (used by the audit's cost section)
 
 

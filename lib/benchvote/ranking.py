@@ -205,6 +205,8 @@ def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
 def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
 
+    The pairs are the true cells of :func:`reversed_pairs`, listed row by row.
+
     Parameters
     ----------
     before, after : array_like, shape (m,)
@@ -219,12 +221,8 @@ def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     a = np.asarray(after, dtype=float)
     if b.shape != a.shape or b.ndim != 1:
         raise ValueError("before and after must be rank vectors of the same length")
-    out = []
-    for i in range(len(b)):
-        for j in range(len(b)):
-            if b[i] < b[j] and a[i] > a[j]:
-                out.append((i, j))
-    return out
+    i, j = np.nonzero(reversed_pairs(b, a))  # row by row: i ascending, then j
+    return list(zip(i.tolist(), j.tolist()))
 
 
 def changed_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
@@ -294,7 +292,10 @@ def swap_distance(first: Sequence, second: Sequence) -> int:
 
 
 def reversed_pairs(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """``out[i, j]``: i ranks strictly above j before and strictly below it after (the library's "reversed")."""
+    """``out[i, j]``: i ranks strictly above j before and strictly below it after (the library's "reversed").
+
+    The one definition of a reversed pair; :func:`flipped_pairs` lists its true cells.
+    """
     before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
     return (before[:, None] < before[None, :]) & (after[:, None] > after[None, :])
 
