@@ -744,6 +744,20 @@ def test_an_empty_task_is_listed_and_left_out():
     assert "never run" not in a.sections["rankings"]["tasks"] and not a.errors
 
 
+def test_the_audit_and_the_library_call_the_same_tasks_constant():
+    """One rule: the audit's constant tasks are ``_validation.constant_tasks``; a task with no score is empty."""
+    from benchvote._validation import constant_tasks
+
+    s = _board(seed=2, m=5, n=3)
+    s["never run"] = NAN
+    s["flat"] = 1.0
+    s["one score"] = [2.0, NAN, NAN, NAN, NAN]
+    t = audit(s, **FAST).sections["table"]
+    library = sorted(s.columns[constant_tasks(s.to_numpy(dtype=float), 1e-9)])
+    assert t["constant_tasks"] == library == ["flat", "one score"]
+    assert t["empty_tasks"] == ["never run"]
+
+
 def test_a_table_without_a_complete_part_is_audited_as_far_as_the_data_allow():
     s = _frame({"t1": [1, 2, NAN], "t2": [NAN, 1, 2], "t3": [3, NAN, 1]}, "ABC")  # no two models share two tasks
     a = audit(s, **FAST)

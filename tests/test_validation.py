@@ -441,6 +441,10 @@ class TestHelpers:
         assert constant_tasks(near, 1e-9).tolist() == [True, False]
         assert constant_tasks(near, 0.0).tolist() == [False, False]
 
+    def test_a_task_with_no_score_is_empty_not_constant(self):
+        v = np.array([[NAN, 1.0, 4.0, 2.0], [NAN, 1.0, NAN, 3.0], [NAN, 1.0, NAN, 5.0]])
+        assert constant_tasks(v, 1e-9).tolist() == [False, True, True, False]  # one score orders nobody: constant
+
     def test_label_lists(self):
         assert as_label_list(("a", "b"), "models", ["a", "b", "c"]) == ["a", "b"]
         with pytest.raises(UnknownLabelError, match="unknown model"):

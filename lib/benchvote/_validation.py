@@ -298,17 +298,22 @@ def score_frame_and_matrix(scores: Any, **kwargs: Any) -> tuple[pd.DataFrame, Sc
 
 
 def constant_tasks(values: np.ndarray, tol: float) -> np.ndarray:
-    """Boolean mask of the tasks whose observed scores are all tied (spread at most ``tol``).
+    """Boolean mask of the tasks with a score whose observed scores are all tied (spread at most ``tol``).
 
-    The spread ``max - min`` is exact in floating point, unlike the standard
-    deviation: three copies of 55.55555555555556 have a standard deviation of
-    about 7e-15 but a spread of exactly 0.
+    The one rule of the library and the audit.  The spread ``max - min`` is
+    exact in floating point, unlike the standard deviation: three copies of
+    55.55555555555556 have a standard deviation of about 7e-15 but a spread of
+    exactly 0.  A task with one observed score is constant (nothing to order);
+    a task with no observed score is not: it is empty, which callers report
+    as its own reason (no model has a score there, rather than every model
+    having the same one).
     """
     observed = ~np.isnan(values)
     high = np.where(observed, values, -np.inf).max(axis=0)
     low = np.where(observed, values, np.inf).min(axis=0)
-    spread = np.where(observed.any(axis=0), high - low, 0.0)
-    return ~(spread > tol)
+    scored = observed.any(axis=0)
+    spread = np.where(scored, high - low, 0.0)
+    return scored & ~(spread > tol)
 
 
 class UnknownLabelError(KeyError, ValueError):

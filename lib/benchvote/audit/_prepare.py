@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import as_score_matrix, check_number, check_tol, direction_of, split_table
+from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, split_table
 from ._errors import AuditInputError, NotDefined, as_input_error
 from ._rules import AUDIT_RULES, NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
 
@@ -203,7 +203,7 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
     if len(scored) < 2:
         who = f"only one model ({scored[0]!s}) has" if scored else "no model has"
         raise AuditInputError(f"{who} a score; a ranking needs two models with scores")
-    constant = constant_tasks(table, options.tol)
+    constant = list(table.columns[constant_tasks(table.to_numpy(dtype=float), options.tol)])
     usable = [t for t in table.columns if t not in constant and t not in empty]
     if not usable:
         raise AuditInputError(f"no task orders the models: {_unusable(table, constant, empty)}")
@@ -324,11 +324,6 @@ def split_costs(table: pd.DataFrame, direction: pd.Series, costs: Any) -> tuple[
     return table[quality], direction[quality], table[names]
 
 
-def constant_tasks(table: pd.DataFrame, tol: float) -> list:
-    """The tasks whose scored cells all lie within ``tol`` of each other (missing cells ignored)."""
-    return [t for t in table.columns if table[t].notna().any() and (table[t].max() - table[t].min()) <= tol]
-
-
 def complete_part(table: pd.DataFrame, tol: float, constant: Any = ()) -> tuple[pd.DataFrame, list[dict], str | None]:
     """The complete part the measures see, without the tasks that are constant on it.
 
@@ -347,7 +342,7 @@ def complete_part(table: pd.DataFrame, tol: float, constant: Any = ()) -> tuple[
         part = measured_part(table[keep]) if len(keep) >= 2 else None
         if part is None:
             return table.iloc[:0, :0], flat, _no_part(keep, [f["task"] for f in flat], list(constant))
-        same = constant_tasks(part, tol)
+        same = list(part.columns[constant_tasks(part.to_numpy(dtype=float), tol)])
         if not same:
             return part, flat, None
         dropped += same
