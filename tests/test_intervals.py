@@ -352,3 +352,36 @@ def test_permuting_rows_permutes_the_intervals_at_any_tolerance(seed, tol, holes
     assert np.array_equal(b.ranks, a.ranks[perm])
     assert np.array_equal(b.lower, a.lower[perm]) and np.array_equal(b.upper, a.upper[perm])
     assert np.array_equal(b.above, a.above[np.ix_(perm, perm)]) and b.redrawn == a.redrawn
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 7), st.integers(1, 6), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_strict_wins_per_task_count_the_models_each_task_ranks_strictly_below(seed, m, n, lower):
+    """The one home of the mean win rate's per-task points (the library's bootstrap and the audit's)."""
+    from benchvote.intervals import strict_wins_per_task
+
+    values = np.random.default_rng(seed).integers(0, 3, size=(m, n)).astype(float)  # many ties
+    direction = np.array([not lower] * n)
+    got = strict_wins_per_task(values, direction, 1e-9)
+    signed = values if not lower else -values
+    brute = (signed[:, None, :] > signed[None, :, :]).sum(axis=1)
+    assert np.array_equal(got, brute)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_additive_redraws_rank_every_redraw_as_the_rule_does_on_the_redrawn_table(seed):
+    """Redrawn totals of the per-task points give the rule's own ranks, redraw by redraw, on rank_intervals' draws."""
+    from benchvote.intervals import additive_redraw_ranks, strict_wins_per_task
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 4, size=(6, 5)).astype(float)
+    m, n = values.shape
+    points = strict_wins_per_task(values, np.ones(n, dtype=bool), 1e-9)
+    boot = additive_redraw_ranks(points, m * n, n_boot=40, tol=1e-9, seed=seed)
+    draws = np.random.default_rng(seed)
+    for b in range(40):
+        cols = draws.integers(0, n, size=n)
+        assert np.array_equal(boot[b], bv.rank(bv.mean_win_rate(values[:, cols]), tol=1e-9))
+    r = rank_intervals(values, n_boot=40, seed=seed)  # the library's additive path reads the same redraws
+    lower = np.quantile(boot, 0.025, axis=0, method="inverted_cdf")
+    assert np.array_equal(r.lower, lower)

@@ -158,12 +158,8 @@ def rank_intervals(
     full = ranks_of(np.arange(n))
     points = _additive_points(rule, mat.values, direction, tol)
     if points is not None:  # the rule adds up per-task points: every redraw is one product of counts
-        rng = np.random.default_rng(seed)
-        draws = np.stack([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(n_boot)])
-        totals = draws.astype(float) @ points.T
-        if rule is mean_win_rate:
-            totals /= m * n  # the rule's own values: exact rationals, rounded once
-        boot = rank(totals, tol=tol, axis=1)
+        scale = m * n if rule is mean_win_rate else 1  # the rule's own values: exact rationals, rounded once
+        boot = additive_redraw_ranks(points, scale, n_boot=n_boot, tol=tol, seed=seed)
         return _summarise(full, boot, mat.models, mat.labelled, level, 0)
     redraw_ranks: Callable[[np.ndarray], np.ndarray] = ranks_of
     if rule is mean_win_rate and m * m * n <= _KERNEL_CELLS:
@@ -233,14 +229,43 @@ def _additive_points(rule: Any, values: np.ndarray, direction: np.ndarray, tol: 
     m, n = values.shape
     if rule is mean_win_rate and not 4 * _U * (m + 2) <= tol < 0.5 / (m * n):
         return None  # a tolerance below the rule's rounding, or near the rationals' spacing: the rule's own sums
-    r = _rank(values, direction, tol)
     if rule is borda:
-        return m - r
+        return m - _rank(values, direction, tol)
+    return strict_wins_per_task(values, direction, tol)
+
+
+def strict_wins_per_task(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
+    """``out[i, k]``: how many models model i ranks strictly above on task k alone (ties within ``tol``).
+
+    The per-task points of the strict mean win rate on a complete table (see
+    :func:`_additive_points`), counted by sorting each task's midranks: the
+    models ranked strictly below are those whose midrank is larger.  The
+    audit's rank intervals read the same points.
+    """
+    r = _rank(values, direction, tol)
+    m = r.shape[0]
     ordered = np.sort(r, axis=0)
     below = np.empty_like(r)
-    for k in range(r.shape[1]):  # models ranked strictly below: those whose midrank is larger
+    for k in range(r.shape[1]):
         below[:, k] = m - np.searchsorted(ordered[:, k], r[:, k], side="right")
     return below
+
+
+def additive_redraw_ranks(points: np.ndarray, scale: float, *, n_boot: int, tol: float, seed: int) -> np.ndarray:
+    """Ranks (``n_boot`` x m) of the redrawn totals ``sum_k count_k points[:, k] / scale``.
+
+    The redraws are those of :func:`rank_intervals` (``numpy.random.default_rng(seed)``
+    drawing n of the n task columns with replacement, one redraw after
+    another), so a rule that adds up per-task points is bootstrapped by one
+    product of counts per redraw, in the library and in the audit alike.
+    """
+    n = points.shape[1]
+    rng = np.random.default_rng(seed)
+    draws = np.stack([np.bincount(rng.integers(0, n, size=n), minlength=n) for _ in range(n_boot)])
+    totals = draws.astype(float) @ points.T
+    if scale != 1:
+        totals /= scale
+    return rank(totals, tol=tol, axis=1)
 
 
 _U = 2.0**-53

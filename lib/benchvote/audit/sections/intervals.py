@@ -9,8 +9,10 @@ other in a share ``level`` of the redraws.
 **Scale.**  The primary rules that add up over tasks (the mean score, the
 mean win rates and Borda: a redrawn table's score is a weighted sum of the
 one-task scores, weighted by how often each task was drawn) are redrawn
-exactly from the one-task scores, ``numpy.random.default_rng(seed)`` drawing
-the same columns as :func:`benchvote.intervals.rank_intervals`, so every
+exactly from the one-task scores by the library's own
+:func:`benchvote.intervals.additive_redraw_ranks` (the redraws of
+:func:`benchvote.intervals.rank_intervals`; the mean win rates' points are
+:func:`benchvote.intervals.strict_wins_per_task`), so every
 model gets its interval on any number of models.  The pair shares, whose
 cost grows as the square of the models, are computed among the first
 :data:`MAX_PAIR_MODELS` models of the primary ranking (every adjacent pair
@@ -35,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ...aggregation import mean_win_rate
-from ...intervals import RankIntervals, rank_intervals
+from ...intervals import RankIntervals, additive_redraw_ranks, rank_intervals, strict_wins_per_task
 from ...ranking import rank
 from .. import _charts
 from .._prepare import Context, series
@@ -96,7 +98,8 @@ def one_task_scores(ctx: Context, rule: Callable[..., Any]) -> np.ndarray | None
     if ctx.options.primary not in ADDITIVE:
         return None
     if ctx.options.primary == "mean_win_rate":
-        return strict_wins(work, hib, ctx.options.tol) / work.shape[0]
+        values = work.to_numpy(dtype=float)
+        return strict_wins_per_task(values, hib.to_numpy(dtype=bool), ctx.options.tol) / work.shape[0]
     sign = np.where(hib.to_numpy(dtype=bool), 1.0, -1.0)
     if ctx.options.primary == "mean_score":
         return ctx.cardinal.to_numpy(dtype=float) * sign
@@ -112,35 +115,6 @@ def one_task_scores(ctx: Context, rule: Callable[..., Any]) -> np.ndarray | None
         pair = work.iloc[:, [k, k]].to_numpy(dtype=float)  # unlabelled: the task appears twice
         cols.append(np.asarray(rule(pair, hib.iloc[[k, k]].to_numpy(dtype=bool)), dtype=float))
     return np.column_stack(cols)
-
-
-def strict_wins(work: pd.DataFrame, hib: pd.Series, tol: float) -> np.ndarray:
-    """Column k: how many models each model ranks strictly above on task k (its ranking with ties within ``tol``).
-
-    These are the win counts of :func:`benchvote.mean_win_rate` on one task
-    (a model beats another when its rank on the task is better), counted by
-    sorting, so the strict mean win rate of a redrawn complete table is
-    their draw-weighted sum over ``n * m``.
-    """
-    ranks = np.asarray(rank(work, hib, tol=tol), dtype=float)
-    m = ranks.shape[0]
-    out = np.empty(ranks.shape)
-    for k in range(ranks.shape[1]):
-        col = ranks[:, k]
-        out[:, k] = m - np.searchsorted(np.sort(col), col, side="right")
-    return out
-
-
-def additive_bootstrap(ctx: Context, per_task: np.ndarray) -> np.ndarray:
-    """The redrawn ranks (n_boot x m) from the one-task scores: the same draws as ``rank_intervals``."""
-    o = ctx.options
-    m, n = per_task.shape
-    rng = np.random.default_rng(o.seed)
-    boot = np.empty((o.n_boot, m))
-    for b in range(o.n_boot):
-        counts = np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
-        boot[b] = rank(per_task @ counts / n, tol=o.tol)
-    return boot
 
 
 def summarise(full: np.ndarray, boot: np.ndarray, models: list, order: list, level: float) -> tuple[RankIntervals, int]:
@@ -213,7 +187,8 @@ def compute(ctx: Context, done: dict) -> Output:
         if not np.array_equal(full, rank(np.asarray(primary_scores, dtype=float), tol=o.tol)):
             full = None
     if per_task is not None and full is not None:
-        r, adjacent = summarise(full, additive_bootstrap(ctx, per_task), list(work.index), order, o.level)
+        boot = additive_redraw_ranks(per_task, work.shape[1], n_boot=o.n_boot, tol=o.tol, seed=o.seed)
+        r, adjacent = summarise(full, boot, list(work.index), order, o.level)
         scope = f"all {m} models of the complete part; pair shares: {pairs} (every adjacent pair of the ranking)"
         method = "each redraw scored exactly from the one-task scores (the rule adds up over tasks)"
         return Output(fields_of(ctx, r, order, adjacent, scope, method), {"intervals": r})
