@@ -69,7 +69,7 @@ def test_sections_hold_the_library_numbers():
     s = _board(seed=1)
     a = audit(s, seed=2, primary="mean_win_rate", **FAST)
     r = a.sections["rankings"]
-    for name, entry in bv.audit.AUDIT_RULES.items():
+    for name, entry in bv.rules.RULES.items():
         label, rule = entry.label, entry.fn
         assert r["rules"][name]["label"] == label
         if "undefined" in r["rules"][name]:  # the geometric mean on scores that are not all positive
@@ -337,7 +337,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
     ours, theirs = raw.to_dict()["sections"], a.to_dict()["sections"]
     for name in ORDINAL:
         assert ours[name] == theirs[name], name
-    for rule in set(bv.audit.AUDIT_RULES) - {"mean_score"}:
+    for rule in set(bv.rules.RULES) - {"mean_score"}:
         assert ours["rankings"]["rules"][rule] == theirs["rankings"]["rules"][rule], rule
     assert ours["rankings"]["ranking"] == theirs["rankings"]["ranking"]  # the primary rule is ordinal
     # the cardinal parts read the normalised table

@@ -108,7 +108,7 @@ def test_a_rule_that_does_not_add_up_is_bootstrapped_on_the_top_models_and_says_
     s = _board(seed=3, m=9)
     a = audit(s, primary="copeland", seed=4, **FAST)
     top = a.sections["rankings"]["ranking"][:5]
-    iv = bv.intervals.rank_intervals(s.loc[top], rule=bv.audit.AUDIT_RULES["copeland"].fn, n_boot=100, seed=4)
+    iv = bv.intervals.rank_intervals(s.loc[top], rule=bv.rules.RULES["copeland"].fn, n_boot=100, seed=4)
     x = a.sections["intervals"]
     assert x["upper"] == {k: float(v) for k, v in iv.upper.items()}
     assert "the top 5 of the 9 models" in x["scope"] and x["n_adjacent"] == 4

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ._repository import repository_url
+from .audit import summary  # the lines the command prints (also the audit chapter's name for them)
 
 __all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
@@ -265,7 +266,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .audit import AUDIT_RULES, NORMALIZATIONS
+    from .audit import NORMALIZATIONS
+    from .rules import RULES
 
     parser = _Parser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -302,7 +304,7 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--primary",
         default="mean_score",
-        choices=list(AUDIT_RULES),
+        choices=list(RULES),
         help="the rule that leads the verdict (default mean_score, on the normalised, weighted table)",
     )
     a.add_argument(
@@ -747,13 +749,6 @@ def _run(
             progress=progress,
         )
     return report
-
-
-def summary(report: dict) -> str:
-    """The lines the command prints: the table's size and the verdict (:func:`benchvote.audit.summary`)."""
-    from .audit import summary as verdict
-
-    return verdict(report)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -43,10 +43,11 @@ top models only, and say so (``scope``).
 
 from __future__ import annotations
 
+from ..rules import RULES as AUDIT_RULES  # the audit chapter's name for benchvote.rules.RULES (the same object)
 from ..voting import KEMENY_MAX_MODELS
 from ._errors import AuditInputError, NotDefined
 from ._registry import Output, Section, Sentence, section_registry
-from ._rules import AUDIT_RULES, NORMALIZATIONS, Rule
+from ._rules import NORMALIZATIONS, Rule
 from ._run import BOX_WORK, MILP_NODES, VERDICT_SENTENCES, Audit, Step, audit, progress_bar, summary
 from .sections.units import COST_WORDS, UNIT_RATIO
 

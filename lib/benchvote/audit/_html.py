@@ -24,6 +24,7 @@ import jinja2
 import markupsafe
 import numpy as np
 
+from ..rules import RULES
 from ._text import suffix
 
 DASH = "\u2013"
@@ -121,6 +122,4 @@ def render_page(report: Any, title: str, book_url: str | None = None) -> str:
 
 
 def _primary_label(data: dict) -> str:
-    from ._rules import AUDIT_RULES
-
-    return AUDIT_RULES[data["settings"]["primary"]].label
+    return RULES[data["settings"]["primary"]].label

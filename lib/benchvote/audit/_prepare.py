@@ -35,8 +35,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, split_table
+from ..rules import RULES
 from ._errors import AuditInputError, NotDefined, as_input_error
-from ._rules import AUDIT_RULES, NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
+from ._rules import NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
 
 CONSTANT_IN_PART = (
     "every model of the complete part (the models scored on every task) has the same score on it, "
@@ -121,8 +122,8 @@ def check_options(
     weights: Any = None,
 ) -> Options:
     """The options, checked; :class:`AuditInputError` names the first that is out of range."""
-    if primary not in AUDIT_RULES:
-        raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(AUDIT_RULES)}")
+    if primary not in RULES:
+        raise AuditInputError(f"unknown primary rule {primary!r}; choose one of {', '.join(RULES)}")
     method, model = split_normalize(normalize)
     if method not in NORMALIZATIONS or (method == "baseline") != bool(model):
         raise AuditInputError(

@@ -13,11 +13,7 @@ from ..ranking import DEFAULT_TIE_TOLERANCE, rank
 from ..rules import RULES, Rule, _geometric, mean_ranks
 from ._errors import NotDefined
 
-__all__ = ["Rule", "AUDIT_RULES", "NORMALIZATIONS", "Cardinal", "audit_rules", "normalised", "split_normalize"]
-
-
-#: The rules the audit ranks by: the library's registry (:data:`benchvote.rules.RULES`).
-AUDIT_RULES = RULES
+__all__ = ["Rule", "NORMALIZATIONS", "Cardinal", "audit_rules", "normalised", "split_normalize"]
 
 
 #: The normalisations of the cardinal parts (``normalize``), name -> what it does to each measured task.
@@ -155,7 +151,7 @@ class Cardinal:
 
 
 def audit_rules(cardinal: Cardinal) -> dict[str, Rule]:
-    """:data:`AUDIT_RULES`, with the cardinal rules on the table ``cardinal`` makes (normalised and weighted).
+    """:data:`benchvote.rules.RULES`, with the cardinal rules on the table ``cardinal`` makes (normalised and weighted).
 
     The mean score is the plain mean of ``cardinal(scores)`` and its ranks are
     compared exactly (:func:`benchvote.rules.mean_ranks`) on that same table,
@@ -166,8 +162,8 @@ def audit_rules(cardinal: Cardinal) -> dict[str, Rule]:
     """
     method = split_normalize(cardinal.method)[0]
     if method == "none" and cardinal.weights is None:
-        return AUDIT_RULES
-    base, geo = AUDIT_RULES["mean_score"], AUDIT_RULES["geometric_mean"]
+        return RULES
+    base, geo = RULES["mean_score"], RULES["geometric_mean"]
     weighted = cardinal.weights is not None
 
     def mean(scores: Any, higher_is_better: Any = True) -> Any:
@@ -188,7 +184,7 @@ def audit_rules(cardinal: Cardinal) -> dict[str, Rule]:
         ", relative to the baseline" if method == "baseline" else ""
     )
     return {
-        **AUDIT_RULES,
+        **RULES,
         "mean_score": Rule(label, mean, False, f"{base.definition}{how}", ranks=ranks, cardinal=True),
         "geometric_mean": Rule(
             ("Weighted geometric mean" if weighted else geo.label) + (" (baseline)" if method == "baseline" else ""),

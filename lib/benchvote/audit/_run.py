@@ -176,7 +176,7 @@ def audit(
         ``score``) behind ``scores``; adds the instance bootstrap.
     primary : str
         The rule that leads the report (the verdict's first sentence names its
-        leader) and ranks the bootstrap redraws, one of :data:`AUDIT_RULES`
+        leader) and ranks the bootstrap redraws, one of :data:`benchvote.rules.RULES`
         (default ``"mean_score"``, the aggregate most leaderboards publish; on
         the normalised, weighted table when ``normalize`` or ``weights`` is given).
     normalize : {"none", "zscore", "minmax", "rank", "baseline:MODEL"}

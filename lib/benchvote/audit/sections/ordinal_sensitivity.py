@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from ...rules import RULES
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -160,9 +161,7 @@ to these {{ s.iia_top|length }}, puts the trailer ahead, and the table gives a s
 def render(view: Any) -> str:
     s = view.s
     rows = [[p["leader"], p["trailer"], p["status"], ", ".join(p["certificate"]) or "-"] for p in s["iia_pairs"]]
-    from .._rules import AUDIT_RULES
-
-    win_rate = AUDIT_RULES["mean_win_rate"].definition
+    win_rate = RULES["mean_win_rate"].definition
     return view.html(TEMPLATE, iia_rows=rows, win_rate=win_rate, stopped=STOPPED)
 
 
