@@ -16,6 +16,7 @@ from .ranking import changed_pairs
 
 __all__ = [
     "OKABE_ITO",
+    "OKABE_ITO_NAMED",
     "OKABE_ITO_LINES",
     "RED_GREEN_MAPS",
     "bump_chart",
@@ -383,12 +384,23 @@ def rank_interval_chart(
 
 # --------------------------------------------------------------------------- figure checks
 
-#: The Okabe–Ito palette (Okabe and Ito 2008), distinguishable with the common colour-vision
-#: deficiencies; the book's colour cycle.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000")
+#: The Okabe–Ito palette by colour name (Okabe and Ito 2008): the one home of the book's and the
+#: report's colours, distinguishable with the common colour-vision deficiencies.
+OKABE_ITO_NAMED = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "bluish green": "#009E73",
+    "reddish purple": "#CC79A7",
+    "vermillion": "#D55E00",
+    "sky blue": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+#: The same colours in the order of the book's colour cycle.
+OKABE_ITO = tuple(OKABE_ITO_NAMED.values())
 #: The Okabe–Ito colours a thin line or a small marker on white can use: all but the yellow,
 #: whose contrast with white (1.3:1) is under :data:`PALE_ON_WHITE`.
-OKABE_ITO_LINES = tuple(c for c in OKABE_ITO if c != "#F0E442")
+OKABE_ITO_LINES = tuple(c for c in OKABE_ITO if c != OKABE_ITO_NAMED["yellow"])
 #: The smallest contrast ratio (WCAG) with white that a line, a marker or a text of a figure needs.
 PALE_ON_WHITE = 2.0
 

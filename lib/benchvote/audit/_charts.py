@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..plotting import short_labels
+from ..plotting import OKABE_ITO_NAMED, short_labels
 
 #: Width of one character of 11-px text, in pixels (a generous estimate for the label layout checks).
 CHAR_PX = 6.6
-#: Colours (Okabe-Ito): bars and lines, points, a second series.
-BLUE, VERMILION, ORANGE, SKY = "#0072B2", "#D55E00", "#E69F00", "#56B4E9"
+#: Colours of the charts (from the one Okabe–Ito palette): the front, the other models.
+BLUE, ORANGE = OKABE_ITO_NAMED["blue"], OKABE_ITO_NAMED["orange"]
 
 
 def short_names(names: list[str], width: int = 28) -> dict[str, str]:
