@@ -202,6 +202,15 @@ def exact_midranks(values: Any, tol: Any = 0) -> np.ndarray:
     return out
 
 
+def _rank_vectors(before: Any, after: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Two rankings of the same models as float vectors, checked to be one-dimensional and of one length."""
+    b = np.asarray(before, dtype=float)
+    a = np.asarray(after, dtype=float)
+    if b.shape != a.shape or b.ndim != 1:
+        raise ValueError("before and after must be rank vectors of the same length")
+    return b, a
+
+
 def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     """Index pairs (i, j) with i ranked strictly above j before and strictly below after.
 
@@ -217,10 +226,7 @@ def flipped_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     >>> flipped_pairs([1, 2, 3], [2, 1, 3])
     [(0, 1)]
     """
-    b = np.asarray(before, dtype=float)
-    a = np.asarray(after, dtype=float)
-    if b.shape != a.shape or b.ndim != 1:
-        raise ValueError("before and after must be rank vectors of the same length")
+    b, a = _rank_vectors(before, after)
     i, j = np.nonzero(reversed_pairs(b, a))  # row by row: i ascending, then j
     return list(zip(i.tolist(), j.tolist()))
 
@@ -238,10 +244,7 @@ def changed_pairs(before: Any, after: Any) -> list[tuple[int, int]]:
     >>> changed_pairs([1, 2, 3], [1.5, 1.5, 3])
     [(0, 1)]
     """
-    b = np.asarray(before, dtype=float)
-    a = np.asarray(after, dtype=float)
-    if b.shape != a.shape or b.ndim != 1:
-        raise ValueError("before and after must be rank vectors of the same length")
+    b, a = _rank_vectors(before, after)
     sb = np.sign(b[:, None] - b[None, :])
     sa = np.sign(a[:, None] - a[None, :])
     i, j = np.nonzero(np.triu(sb != sa, k=1))
