@@ -231,6 +231,21 @@ def test_a_pale_line_on_white_is_a_problem_and_the_line_palette_has_none():
     plt.close(fig)
 
 
+def test_the_report_colours_are_the_book_palette_by_name():
+    """One palette: the report's charts and stylesheet draw with ``plotting.OKABE_ITO`` (by name, not by copy)."""
+    import re
+    from importlib import resources
+
+    from benchvote.audit import _charts
+    from benchvote.plotting import OKABE_ITO, OKABE_ITO_NAMED
+
+    assert tuple(OKABE_ITO_NAMED.values()) == OKABE_ITO and len(set(OKABE_ITO)) == 8
+    assert (_charts.BLUE, _charts.ORANGE) == (OKABE_ITO_NAMED["blue"], OKABE_ITO_NAMED["orange"])
+    css = resources.files("benchvote").joinpath("_web/audit_report.css").read_text(encoding="utf-8")
+    drawn = re.findall(r"--(?:bar|point):(#[0-9A-Fa-f]{6})", css)  # the light and the dark scheme
+    assert len(drawn) == 4 and set(drawn) <= set(OKABE_ITO)
+
+
 def _text_sizes(svg: str) -> tuple[float, list[float]]:
     """The SVG's width and the font sizes of its words (in its own units)."""
     import re
@@ -335,18 +350,3 @@ def test_narrow_twin_labels_log_ticks_without_small_superscripts():
     assert {"0.001", "0.01", "0.1", "1"} <= {t.get_text() for t in twin.axes[0].get_xticklabels()}
     assert min(_text_sizes(_svg(twin))[1]) >= NARROW_SMALLEST_TEXT
     plt.close(fig)
-
-
-def test_the_report_colours_are_the_book_palette_by_name():
-    """One palette: the report's charts and stylesheet draw with ``plotting.OKABE_ITO`` (by name, not by copy)."""
-    import re
-    from importlib import resources
-
-    from benchvote.audit import _charts
-    from benchvote.plotting import OKABE_ITO, OKABE_ITO_NAMED
-
-    assert tuple(OKABE_ITO_NAMED.values()) == OKABE_ITO and len(set(OKABE_ITO)) == 8
-    assert (_charts.BLUE, _charts.ORANGE) == (OKABE_ITO_NAMED["blue"], OKABE_ITO_NAMED["orange"])
-    css = resources.files("benchvote").joinpath("_web/audit_report.css").read_text(encoding="utf-8")
-    drawn = re.findall(r"--(?:bar|point):(#[0-9A-Fa-f]{6})", css)  # the light and the dark scheme
-    assert len(drawn) == 4 and set(drawn) <= set(OKABE_ITO)
