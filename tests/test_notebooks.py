@@ -227,6 +227,15 @@ def test_build_reported_no_execution_errors():
     assert not logs, f"notebook execution errors: {[p.name for p in logs]}"
 
 
+@pytest.mark.site
+def test_no_page_shows_a_traceback():
+    """An error in a display formatter (a figure's phone layout, say) does not stop the cell: it reaches the page."""
+    pages = sorted((ROOT / "_build" / "html").rglob("*.html"))
+    assert pages, "run `make book` first (make test does)"
+    shown = [p.name for p in pages if 'class="output traceback' in p.read_text(encoding="utf-8")]
+    assert not shown, f"pages with a traceback: {shown}"
+
+
 # Caption mentions that are right although the code does not spell the name out.
 CAPTION_NAMES_CHECKED_BY_HAND = {
     ("arrow", "MMLU"): "HELM's MMLU scenario (the formal_logic table), not the MMLU leaderboard",

@@ -350,3 +350,26 @@ def test_narrow_twin_labels_log_ticks_without_small_superscripts():
     assert {"0.001", "0.01", "0.1", "1"} <= {t.get_text() for t in twin.axes[0].get_xticklabels()}
     assert min(_text_sizes(_svg(twin))[1]) >= NARROW_SMALLEST_TEXT
     plt.close(fig)
+
+
+def test_narrow_twin_wraps_a_long_title_and_survives_labels_far_beyond_the_axes():
+    from benchvote.plotting import NARROW_WIDTH, _svg, narrow_twin
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("HELM-accuracy, complete models: ranks over 1000 redraws of the scenarios")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    twin = narrow_twin(fig)
+    assert "\n" in twin.axes[0].get_title() and "\n" not in ax.get_title()  # the figure itself is left alone
+    width, _ = _text_sizes(_svg(twin))
+    assert width <= NARROW_WIDTH * 72 * 1.05
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(8, 4))  # an annotation in data units, far right of the axes
+    ax.plot([0, 1], [0, 1])
+    ax.annotate("a label placed well beyond the axes", (6.0, 0.5), annotation_clip=False)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    twin = narrow_twin(fig)  # it used to narrow the figure to a negative width (ValueError)
+    assert twin.get_size_inches()[0] > 0
+    plt.close(fig)

@@ -196,6 +196,21 @@ def discordant_pairs(a: np.ndarray, b: np.ndarray) -> int:
     return int(strict_inversions(np.ascontiguousarray(b[order])))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bt_pair_terms(up: float, down: float, d: float) -> tuple[float, float, float]:  # pragma: no cover - compiled
+    """One pair's Bradley-Terry terms at the rating difference ``d``: ``s = sigma(d)``, ``t = 1 - s`` and minus the
+    log-likelihood of ``up`` wins and ``down`` losses, computed without overflow from ``a = |d|``,
+    ``e = exp(-a)`` and ``l = log1p(e)`` (the better-rated side has ``log sigma = -l``, the other ``-a - l``)."""
+    a = abs(d)
+    e = np.exp(-a)
+    log_loss = np.log1p(e)
+    big = 1.0 / (1.0 + e)
+    small = e / (1.0 + e)
+    if d >= 0:
+        return big, small, up * log_loss + down * (a + log_loss)
+    return small, big, up * (a + log_loss) + down * log_loss
+
+
 @njit(cache=True, nogil=True)
 def bt_newton_system(wins: np.ndarray, losses: np.ndarray, beta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """The Bradley-Terry log-likelihood at ``beta``, its gradient and minus its Hessian (a graph Laplacian).
@@ -220,18 +235,8 @@ def bt_newton_system(wins: np.ndarray, losses: np.ndarray, beta: np.ndarray) -> 
             n_ij = up + down
             if n_ij == 0:
                 continue
-            d = beta[i] - beta[j]
-            a = abs(d)
-            e = np.exp(-a)
-            log_loss = np.log1p(e)
-            big = 1.0 / (1.0 + e)
-            small = e / (1.0 + e)
-            if d >= 0:
-                s, t = big, small
-                loglik -= up * log_loss + down * (a + log_loss)
-            else:
-                s, t = small, big
-                loglik -= up * (a + log_loss) + down * log_loss
+            s, t, minus = bt_pair_terms(up, down, beta[i] - beta[j])
+            loglik -= minus
             grad[i] += up - n_ij * s
             grad[j] += down - n_ij * t
             weight = n_ij * s * t
@@ -383,18 +388,8 @@ def bt_gradient(
                 if write:
                     weights[i, j] = 0
                 continue
-            d = beta[i] - beta[j]
-            a = abs(d)
-            e = np.exp(-a)
-            log_loss = np.log1p(e)
-            big = 1.0 / (1.0 + e)
-            small = e / (1.0 + e)
-            if d >= 0:
-                s, t = big, small
-                loglik -= up * log_loss + down * (a + log_loss)
-            else:
-                s, t = small, big
-                loglik -= up * (a + log_loss) + down * log_loss
+            s, t, minus = bt_pair_terms(up, down, beta[i] - beta[j])
+            loglik -= minus
             grad[i] += up - n_ij * s
             grad[j] += down - n_ij * t
             weight = n_ij * s * t

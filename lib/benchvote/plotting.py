@@ -626,6 +626,8 @@ NARROW_WIDTH = 4.2
 #: The smallest text of a phone layout, in points: about 10.7 pixels on a phone, so that a layout
 #: whose labels widen its saved image by a tenth still shows its smallest text above 9 pixels.
 NARROW_SMALLEST_TEXT = 9.5
+#: A phone layout is narrowed to make room for labels beyond its axes down to this share of its width.
+NARROW_FLOOR = 0.6
 
 
 def _top_cell(ax: Any) -> Any:
@@ -758,6 +760,7 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     for text in twin.findobj(Text):
         if text.get_text().strip() and text.get_fontsize() < NARROW_SMALLEST_TEXT:
             text.set_fontsize(NARROW_SMALLEST_TEXT)
+    _wrap_titles(twin, width)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _lay_out(twin)
@@ -773,10 +776,28 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
             extra = twin.get_tightbbox(twin.canvas.get_renderer()).width - width
             if extra <= 0.02 * width:
                 break
-            twin.set_size_inches(twin.get_size_inches()[0] - extra, twin.get_size_inches()[1])
+            # labels placed beyond the axes in data units do not shrink with the figure: never below 60 %
+            narrower = max(twin.get_size_inches()[0] - extra, NARROW_FLOOR * width)
+            twin.set_size_inches(narrower, twin.get_size_inches()[1])
         _lay_out(twin)
         _declutter(twin, twin.canvas.get_renderer())
     return twin
+
+
+def _wrap_titles(fig: Any, width: float) -> None:
+    """Titles and axis labels of a phone layout on as many lines as the width needs (they do not shrink with it)."""
+
+    def fill(text: Any) -> None:
+        words = text.get_text().replace("\n", " ")
+        chars = int(width * 72 / (0.6 * text.get_fontsize()))  # about 0.6 em a character
+        if words.strip() and len(words) > chars and "$" not in words:
+            text.set_text(textwrap.fill(words, chars))
+
+    for ax in fig.axes:
+        for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
+            fill(text)
+    if fig._suptitle is not None:
+        fill(fig._suptitle)
 
 
 def _plain_log_ticks(fig: Any) -> None:
