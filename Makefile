@@ -13,7 +13,8 @@ export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
-	@echo "make test         build the book, then run every test (library, notebooks, site in Chromium)"
+	@echo "make test         build the book beside the tests that need no book, then the site tests (Chromium)"
+	@echo "make test-unbuilt every test that needs no built book (what make test runs beside the book build)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
 	@echo "make test-corpus  the command-line audit of every table of data/corpus/ (about 25 min; not in make test yet)"
 	@echo "make test-fast    library and notebook-pairing tests only: no build, browser, live JupyterLab or slow test"
