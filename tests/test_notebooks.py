@@ -104,6 +104,17 @@ def test_chapters_read_no_file_outside_the_library(md):
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapters_take_their_palette_from_the_library(md):
+    """One home for the book's colours (benchvote.plotting.OKABE_ITO_NAMED): no chapter spells an Okabe–Ito colour."""
+    from benchvote.plotting import OKABE_ITO_NAMED
+
+    code = "\n".join(c.source for c in jupytext.read(md).cells if c.cell_type == "code")
+    spelled = sorted({h.upper() for h in re.findall(r"#[0-9a-fA-F]{6}\b", code)} & set(OKABE_ITO_NAMED.values()))
+    assert not spelled, f"{md.name} spells the colours {spelled}: use benchvote.plotting.OKABE_ITO_NAMED"
+    assert not re.search(r"^\s*OKABE_ITO\w*\s*=", code, re.M), f"{md.name} redefines the palette"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_shape(md):
     nb = jupytext.read(md)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
