@@ -373,3 +373,42 @@ def test_narrow_twin_wraps_a_long_title_and_survives_labels_far_beyond_the_axes(
     twin = narrow_twin(fig)  # it used to narrow the figure to a negative width (ValueError)
     assert twin.get_size_inches()[0] > 0
     plt.close(fig)
+
+
+def test_narrow_twin_labels_the_ticks_of_every_stacked_panel_that_shared_an_axis():
+    from benchvote.plotting import narrow_twin
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
+    for ax in axes:
+        ax.bar([0, 1], [0.2, 0.8])
+        ax.set_xlabel("model set")
+    axes[0].set_ylabel("share of scenarios")
+    fig.tight_layout()
+    assert not [t for t in axes[1].get_yticklabels() if t.get_visible() and t.get_text()]  # sharey hides them
+    twin = narrow_twin(fig)
+    for ax in twin.axes:  # one above the other, each panel reads on its own
+        assert [t.get_text() for t in ax.get_yticklabels() if t.get_visible() and t.get_text()]
+        assert ax.get_ylabel() == "share of scenarios"
+    assert axes[1].get_ylabel() == ""  # the figure itself is left alone
+    plt.close(fig)
+
+
+def test_narrow_twin_wraps_long_named_ticks_rather_than_leaving_one_out():
+    from benchvote.plotting import narrow_twin
+
+    names = ["top 5", "top 9", "top 4 + mid-range 3", "top 1 + weakest 3"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    for ax in axes:
+        ax.bar(range(4), [0.9, 0.4, 0.6, 1.0])
+        ax.set_xticks(range(4), names, rotation=15)
+        ax.set_xlabel("model set")
+        ax.set_ylabel("share")
+    fig.tight_layout()
+    twin = narrow_twin(fig)
+    renderer = twin.canvas.get_renderer()
+    for ax in twin.axes:
+        shown = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        assert [" ".join(t.get_text().split()) for t in shown] == names
+        boxes = [t.get_window_extent(renderer) for t in shown]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    plt.close(fig)

@@ -670,6 +670,62 @@ def _restack(fig: Any) -> int:
     return len(order)
 
 
+def _label_every_panel(fig: Any) -> None:
+    """Stacked panels that shared an axis each show its tick labels and its label, to be read on their own.
+
+    Side by side, panels sharing an axis label it once (matplotlib's ``sharey`` hides the tick
+    labels of every panel but the first); one above the other, each panel needs them.
+    """
+    for ax in fig.axes:
+        for axis, side, shared in (
+            (ax.yaxis, "left", ax.get_shared_y_axes()),
+            (ax.xaxis, "bottom", ax.get_shared_x_axes()),
+        ):
+            siblings = [other for other in shared.get_siblings(ax) if other is not ax]
+            if not siblings or axis.get_label_position() != side:
+                continue  # not shared, or a twin axis labelled on the other side
+            axis.set_tick_params(which="both", **{f"label{side}": True})
+            if not axis.get_label_text().strip():
+                named = [o for o in siblings if (o.yaxis if axis is ax.yaxis else o.xaxis).get_label_text().strip()]
+                if named:
+                    axis.set_label_text((named[0].yaxis if axis is ax.yaxis else named[0].xaxis).get_label_text())
+
+
+def _fit_xticks(fig: Any, renderer: Any) -> None:
+    """Named x ticks of a phone layout that would overlap go on two lines, then on a slant, before any is left out."""
+    from matplotlib.ticker import FixedLocator
+
+    for ax in fig.axes:
+        if getattr(ax, "_benchvote_labels", None) is not None or not isinstance(
+            ax.xaxis.get_major_locator(), FixedLocator
+        ):
+            continue  # a bump chart's columns, or ticks a locator places (numbers, which it spaces itself)
+
+        def overlap(ax: Any = ax) -> bool:
+            boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text().strip()]
+            return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+        if not overlap():
+            continue
+        ticks, texts = ax.get_xticks(), [t.get_text() for t in ax.get_xticklabels()]
+        longest = max(len(t) for t in texts)
+        for wrap in [_two_lines, *(lambda t, w=w: textwrap.fill(t, w) for w in range(longest // 2, 5, -1))]:
+            ax.set_xticks(ticks, [wrap(t) for t in texts], rotation=0, ha="center")
+            if not overlap():
+                break
+        else:
+            ax.set_xticks(ticks, texts, rotation=40, ha="right", rotation_mode="anchor")
+
+
+def _two_lines(text: str) -> str:
+    """``text`` broken at the space that makes its longer line shortest (unchanged without a space)."""
+    words = text.split(" ")
+    if len(words) < 2:
+        return text
+    cut = min(range(1, len(words)), key=lambda k: max(len(" ".join(words[:k])), len(" ".join(words[k:]))))
+    return " ".join(words[:cut]) + "\n" + " ".join(words[cut:])
+
+
 def _declutter(fig: Any, renderer: Any) -> None:
     """Hide a point label or a tick label that would overlap one drawn before it."""
     for ax in fig.axes:
@@ -755,6 +811,8 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     old_w, old_h = fig.get_size_inches()
     grid_rows = max((c.get_gridspec().nrows for c in filter(None, map(_top_cell, fig.axes))), default=1)
     rows = _restack(twin)
+    if rows > grid_rows:
+        _label_every_panel(twin)
     twin.set_size_inches(width, max(2.6, old_h / grid_rows * rows * (0.85 if rows > grid_rows else 1.0)))
     _plain_log_ticks(twin)
     for text in twin.findobj(Text):
@@ -779,6 +837,8 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
             # labels placed beyond the axes in data units do not shrink with the figure: never below 60 %
             narrower = max(twin.get_size_inches()[0] - extra, NARROW_FLOOR * width)
             twin.set_size_inches(narrower, twin.get_size_inches()[1])
+        _lay_out(twin)
+        _fit_xticks(twin, twin.canvas.get_renderer())
         _lay_out(twin)
         _declutter(twin, twin.canvas.get_renderer())
     return twin
