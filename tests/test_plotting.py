@@ -316,8 +316,28 @@ def test_narrow_twin_gives_a_bump_chart_room_for_its_labels():
     twin = narrow_twin(fig)
     width, sizes = _text_sizes(_svg(twin))
     assert width <= 72 * twin.get_size_inches()[0] * 1.05  # the labels do not widen the image
-    labels = [t.get_text() for t in twin.axes[0].texts[0::2]]
+    labels = [t.get_text() for t in twin.axes[0].texts[0:24:2]]
     assert len(set(labels)) == 12 and all(len(t) < len(names[0]) for t in labels)
+    plt.close(fig)
+
+
+def test_a_phone_bump_chart_keeps_readable_labels_and_gives_the_full_names_under_it():
+    from benchvote.plotting import NARROW_SMALLEST_TEXT, _svg, narrow_twin, short_labels
+
+    names = ["meta-llama/Llama-2-70b-chat-hf", "mistralai/Mixtral-8x7B-Instruct-v0.1", "01-ai/Yi-34B-Chat"]
+    names += ["cloudyu/Mixtral_34Bx2_MoE_60B", "Qwen/Qwen-72B", "upstage/SOLAR-10.7B-Instruct-v1.0", "gpt2"]
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    bump_chart(np.arange(1, 8), np.array([2, 1, 3, 5, 4, 7, 6]), names, ax=ax, titles=("clean", "noisy"))
+    fig.tight_layout()
+    twin = narrow_twin(fig)
+    width, sizes = _text_sizes(_svg(twin))
+    assert width <= 72 * twin.get_size_inches()[0] * 1.05 and min(sizes) >= NARROW_SMALLEST_TEXT
+    shown = [t.get_text() for t in twin.axes[0].texts[0:14:2]]
+    assert all(len(t) >= 12 or t in names for t in shown)  # not cut to a handful of characters
+    assert shown == short_labels(names, max(len(t) for t in shown))  # the library's one shortening rule
+    key = " ".join(t.get_text() for t in twin.axes[0].texts[14:]).replace("\n    ", " ")
+    for label, name in zip(shown, names):  # on a phone no tooltip shows a name: a key under the chart does
+        assert (f"{label} = {name}" in key) == (label != name)
     plt.close(fig)
 
 
@@ -411,4 +431,42 @@ def test_narrow_twin_wraps_long_named_ticks_rather_than_leaving_one_out():
         assert [" ".join(t.get_text().split()) for t in shown] == names
         boxes = [t.get_window_extent(renderer) for t in shown]
         assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    plt.close(fig)
+
+
+def _dense_majority(seed=3, k=9, unanimous=0.8):
+    """Margins of a k-model relation under three metrics: +3 (unanimous) or +1, some cycles."""
+    rng = np.random.default_rng(seed)
+    margins = np.zeros((k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            value = (3 if rng.random() < unanimous else 1) * (1 if rng.random() < 0.7 else -1)
+            margins[i, j], margins[j, i] = value, -value
+    return margins
+
+
+def test_a_dense_majority_graph_labels_the_uncommon_margins_where_they_cover_nothing():
+    from benchvote.plotting import _svg, majority_graph, narrow_twin
+
+    names = ["text-davinci-002", "Anthropic-LM v4-s3 (52B)", "OPT (175B)", "Cohere xlarge v20220609 (52.4B)"]
+    names += ["davinci (175B)", "GLM (130B)", "J1-Jumbo v1 (178B)", "J1-Grande v1 (17B)", "BLOOM (176B)"]
+    margins = _dense_majority()
+    fig, axes = plt.subplots(1, 1, figsize=(7.5, 7), squeeze=False)
+    majority_graph(margins, names, ax=axes[0, 0], voters="metrics")
+    fig.tight_layout()
+    axes = axes[0]
+    values = margins[margins > 0]
+    shown = sorted(t.get_text() for t in axes[0].texts if t.get_text().startswith("+"))
+    assert shown == sorted(f"+{v:g}" for v in values if v != 3) and "unlabelled: +3" in axes[0].get_xlabel()
+    twin = narrow_twin(fig)
+    _svg(twin)  # drawn as the book saves it
+    renderer = twin.canvas.get_renderer()
+    for ax in twin.axes:
+        texts = [t for t in ax.texts if t.get_text()]
+        assert all(t.get_visible() for t in texts)  # every name and every margin on the phone too
+        boxes = [t.get_bbox_patch().get_window_extent(renderer) for t in texts if t.get_text().startswith("+")]
+        names_boxes = [
+            t.get_bbox_patch().get_window_extent(renderer) for t in texts if not t.get_text().startswith("+")
+        ]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] + names_boxes)
     plt.close(fig)

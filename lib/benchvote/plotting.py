@@ -140,7 +140,10 @@ def _label_room(ax: Any, texts: list, names: Sequence[str]) -> tuple[float, floa
         return room * 1.05 + 4
 
     full = list(names)
-    width = max(len(t.get_text()) for t in texts)
+    width = max(5, getattr(ax, "_benchvote_max_label", max(len(t.get_text()) for t in texts)))
+    labels = short_labels(full, width)  # start again from the longest labels: the axes may have grown
+    for k, t in enumerate(texts):
+        t.set_text(labels[k // 2])
     while True:
         need = needed()
         if axes_px - 2 * need >= 0.2 * axes_px or width <= 8:
@@ -221,8 +224,9 @@ def bump_chart(
                     annotation_clip=False,
                 )
             )
-    ax.set_xlim(*_label_room(ax, texts, full))
     ax._benchvote_labels = (texts, full)  # narrow_twin makes room again
+    ax._benchvote_max_label = max_label
+    ax.set_xlim(*_label_room(ax, texts, full))
     top = max(b.max(), a.max())
     ax.set_ylim(top + 0.6, 0.4)
     ax.set_xticks([0, 1], titles)
@@ -249,7 +253,11 @@ def majority_graph(
     listed in ``highlight`` (pairs of indices) are drawn in red, for example
     the three defeats of a Condorcet cycle.  Long labels are wrapped at 12
     characters and fonts shrink for more than six models, so graphs of up to
-    about ten models stay legible.
+    about ten models stay legible.  Arrows end at the name boxes; each margin
+    label sits on its arrow where it covers no name and no other label, and
+    with more than six models, when one margin is that of more than half of
+    the arrows, only the other margins are labelled (the axis label says
+    which margin the unlabelled arrows carry).
 
     Parameters
     ----------
@@ -284,27 +292,36 @@ def majority_graph(
         _, ax = plt.subplots(figsize=(4.2, 4.2))
     angles = np.pi / 2 - 2 * np.pi * np.arange(k) / k
     xy = np.column_stack([np.cos(angles), np.sin(angles)])
-    red = {tuple(h) for h in highlight}
+    names_drawn, arrows, margins, unlabelled = _draw_majority(ax, m_arr, xy, names, {tuple(h) for h in highlight})
+    ax.set_xlim(-1.45, 1.45)
+    ax.set_ylim(-1.35, 1.35)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel(f"arrow i → j: a majority of {voters} prefers i to j (label: margin{unlabelled})")
+    ax.set_ylabel("majority relation")
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    # shortest arrows first (they leave the fewest places), red ones before the others
+    margins.sort(key=lambda e: (not e[3], float(np.linalg.norm(xy[e[2]] - xy[e[1]]))))
+    ax._benchvote_margins = (names_drawn, arrows, [e[:3] for e in margins])  # narrow_twin places them again
+    _place_margins(ax)
+    return ax
+
+
+def _draw_majority(ax: Any, m_arr: np.ndarray, xy: np.ndarray, names: list[str], red: set) -> tuple:
+    """The names (in boxes) and the arrows of a majority graph, with margin labels; see :func:`majority_graph`.
+
+    Returns the name texts, the margin labels as ``(text, start, end, red)`` and the axis-label
+    note on unlabelled arrows: with more than six models, when one margin is that of more than
+    half of the arrows, only the other margins are labelled.
+    """
+    k = len(m_arr)
     small = k > 6
-    for i in range(k):
-        for j in range(k):
-            if m_arr[i, j] > 0:
-                start, end = xy[i], xy[j]
-                direction = (end - start) / np.linalg.norm(end - start)
-                a, b = start + 0.17 * direction, end - 0.17 * direction
-                colour = _FLIP if (i, j) in red else "#34495e"
-                ax.annotate("", xy=b, xytext=a, arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
-                mid = (a + b) / 2 + 0.08 * np.array([-direction[1], direction[0]])
-                ax.text(
-                    mid[0],
-                    mid[1],
-                    f"+{m_arr[i, j]:g}",
-                    fontsize=7 if small else 9,
-                    ha="center",
-                    va="center",
-                    color=colour,
-                )
-    for (x, y), name in zip(xy, names):
+    values = [m_arr[i, j] for i in range(k) for j in range(k) if m_arr[i, j] > 0]
+    common = max(sorted(set(values)), key=values.count) if values else None
+    quiet = small and values.count(common) > len(values) / 2  # dense: label only the margins that differ
+    names_drawn = [
         ax.text(
             x,
             y,
@@ -312,18 +329,78 @@ def majority_graph(
             ha="center",
             va="center",
             fontsize=8 if small else 10,
+            zorder=4,
             bbox=dict(boxstyle="round,pad=0.3", fc="#ecf0f1", ec="#2c3e50"),
         )
-    ax.set_xlim(-1.45, 1.45)
-    ax.set_ylim(-1.35, 1.35)
-    ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_xlabel(f"arrow i → j: a majority of {voters} prefers i to j (label: margin)")
-    ax.set_ylabel("majority relation")
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
-    return ax
+        for (x, y), name in zip(xy, names)
+    ]
+    margins, arrows = [], []
+    for i, j in zip(*np.nonzero(m_arr > 0)):
+        colour = _FLIP if (i, j) in red else "#34495e"
+        arrow = ax.annotate("", xy=xy[j], xytext=xy[i], arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.8))
+        arrows.append((arrow, i, j))
+        if not (quiet and m_arr[i, j] == common):
+            text = ax.text(
+                *(xy[i] + xy[j]) / 2,
+                f"+{m_arr[i, j]:g}",
+                fontsize=7 if small else 9,
+                ha="center",
+                va="center",
+                color=colour,
+                zorder=4,
+                bbox=dict(boxstyle="round,pad=0.12", fc="white", ec="none"),
+            )
+            margins.append((text, i, j, (i, j) in red))
+    return names_drawn, arrows, margins, f"; unlabelled: +{common:g}" if quiet else ""
+
+
+def _place_margins(ax: Any) -> None:
+    """Arrows of a majority graph from name box to name box, each margin label on its arrow where it covers nothing.
+
+    An arrow runs between the edges of its two name boxes, so its head shows at any text size.
+    Labels are placed one by one at the first free spot along their arrow (the middle first); a
+    label with no free spot goes where it overlaps the fewest.  Placement is in pixels, so a
+    phone layout, with larger text, is placed again (:func:`narrow_twin`).
+    """
+    names, arrows, margins = ax._benchvote_margins
+    renderer = ax.figure.canvas.get_renderer()
+    to_data = ax.transData.inverted()
+
+    def box(t: Any) -> Any:
+        t.update_bbox_position_size(renderer)
+        return t.get_bbox_patch().get_window_extent(renderer)
+
+    taken = [box(t) for t in names]
+    centres = [ax.transData.transform(t.get_position()) for t in names]
+
+    def edge(k: int, direction: np.ndarray) -> np.ndarray:
+        """Where a ray from the centre of name k leaves its box (pixels)."""
+        half = np.array([taken[k].width, taken[k].height]) / 2
+        reach = min(h / abs(d) for h, d in zip(half, direction) if abs(d) > 1e-9)
+        return centres[k] + reach * direction
+
+    ends = {}
+    for arrow, i, j in arrows:
+        direction = (centres[j] - centres[i]) / np.linalg.norm(centres[j] - centres[i])
+        a, b = edge(i, direction), edge(j, -direction)
+        arrow.xy, arrow.xyann = tuple(to_data.transform(b)), tuple(to_data.transform(a))
+        ends[i, j] = (a, b)
+    spots = [(0.5, 0.0), (0.42, 0.0), (0.58, 0.0), (0.34, 0.0), (0.66, 0.0), (0.27, 0.0), (0.73, 0.0)]
+    spots += [(f, side) for f in (0.5, 0.35, 0.65) for side in (1, -1)]
+    for text, i, j in margins:
+        a, b = ends[i, j]
+        normal = np.array([a[1] - b[1], b[0] - a[0]]) / np.linalg.norm(b - a)
+        lift = 0.9 * text.get_fontsize() * ax.figure.dpi / 72  # a line's height off the arrow, when it must
+        best, fewest = None, None
+        for along, off in spots:
+            text.set_position(to_data.transform(a + along * (b - a) + off * lift * normal))
+            hits = sum(box(text).overlaps(other) for other in taken)
+            if fewest is None or hits < fewest:
+                best, fewest = text.get_position(), hits
+            if hits == 0:
+                break
+        text.set_position(best)
+        taken.append(box(text))
 
 
 def rank_interval_chart(
@@ -729,8 +806,8 @@ def _two_lines(text: str) -> str:
 def _declutter(fig: Any, renderer: Any) -> None:
     """Hide a point label or a tick label that would overlap one drawn before it."""
     for ax in fig.axes:
-        if getattr(ax, "_benchvote_labels", None) is not None:
-            continue  # a bump chart's labels are made to fit by _label_room
+        if getattr(ax, "_benchvote_labels", None) is not None or getattr(ax, "_benchvote_margins", None) is not None:
+            continue  # a bump chart's labels are made to fit by _label_room, a majority graph's by _place_margins
         for group in (
             [t for t in ax.texts if t.get_text().strip()],  # an arrow without text is no label
             [t for t in ax.get_xticklabels() if t.get_text().strip()],
@@ -819,6 +896,12 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
         if text.get_text().strip() and text.get_fontsize() < NARROW_SMALLEST_TEXT:
             text.set_fontsize(NARROW_SMALLEST_TEXT)
     _wrap_titles(twin, width)
+    for ax in twin.axes:
+        if getattr(ax, "_benchvote_margins", None) is not None:
+            ax.set_aspect("auto")  # a majority graph: on a tall phone panel, the circle becomes a tall ellipse
+    for ax in twin.axes:  # a bump chart's names are fitted into its axes by _label_room, not by the layout
+        for text in getattr(ax, "_benchvote_labels", ((),))[0]:
+            text.set_in_layout(False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _lay_out(twin)
@@ -840,8 +923,50 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
         _lay_out(twin)
         _fit_xticks(twin, twin.canvas.get_renderer())
         _lay_out(twin)
+        for ax in twin.axes:
+            if getattr(ax, "_benchvote_margins", None) is not None:
+                _place_margins(ax)  # a majority graph: its margins placed again at the phone's text size
         _declutter(twin, twin.canvas.get_renderer())
+        for ax in twin.axes:
+            if getattr(ax, "_benchvote_labels", None) is not None:
+                _name_key(ax, *ax._benchvote_labels)
     return twin
+
+
+def _name_key(ax: Any, texts: list, names: Sequence[str]) -> None:
+    """Under a bump chart whose labels were shortened, the full names: a phone has no tooltip to show them.
+
+    One line per shortened name, ``short = full``, in the order of the left column, wrapped to the
+    figure's width; the figure grows by the key's height.
+    """
+    rows = sorted(
+        (texts[2 * k].xy[1], texts[2 * k].get_text(), full)
+        for k, full in enumerate(names)
+        if texts[2 * k].get_text() != full
+    )
+    if not rows:
+        return
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    chars = int(fig.get_size_inches()[0] * 72 * 0.94 / (0.6 * NARROW_SMALLEST_TEXT))
+    lines = [
+        textwrap.fill(f"{short} = {full}", chars, subsequent_indent="    ", break_on_hyphens=False)
+        for _, short, full in rows
+    ]
+    below = ax.transAxes.inverted().transform((0, ax.get_tightbbox(renderer).y0))[1]
+    key = ax.annotate(
+        "\n".join(["Names in full:", *lines]),
+        (0.02, below - 0.02),
+        xycoords=("figure fraction", "axes fraction"),
+        ha="left",
+        va="top",
+        fontsize=NARROW_SMALLEST_TEXT,
+        color="#1d2330",
+        annotation_clip=False,
+    )
+    w, h = fig.get_size_inches()
+    fig.set_size_inches(w, h + key.get_window_extent(renderer).height / fig.dpi + 0.1)
+    _lay_out(fig)  # the axes keep their height, the key goes under them
 
 
 def _wrap_titles(fig: Any, width: float) -> None:
