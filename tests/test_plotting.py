@@ -47,7 +47,7 @@ def test_bump_chart_labels_axes_and_marks_flips():
 
 def test_tied_labels_do_not_overlap():
     ax = bump_chart([1.5, 1.5, 3], [1, 2, 3], labels=["a", "b", "c"])
-    left = sorted(t.xy[1] for t in ax.texts if t.xy[0] == 0)
+    left = sorted(t.get_position()[1] for t in ax.texts if t.xy[0] == 0)  # the labels, stacked beside the dot
     assert len(set(np.round(left, 6))) == 3
     plt.close("all")
 

@@ -107,14 +107,37 @@ def _separate(full: list[str], out: list[str], clash: list[int], width: int) -> 
     return out
 
 
-def _spread_ties(y: np.ndarray, step: float = 0.42) -> np.ndarray:
-    """Label positions: tied ranks share a dot but their labels are stacked around it."""
-    out = y.astype(float).copy()
-    for value in np.unique(y):
-        idx = np.flatnonzero(y == value)
-        if len(idx) > 1:
-            out[idx] = value + (np.arange(len(idx)) - (len(idx) - 1) / 2) * step
+def _spread_labels(y: np.ndarray, gap: float) -> np.ndarray:
+    """Label heights for dots at ``y``: clusters centred on their dots, neighbours at least ``gap`` apart.
+
+    Tied ranks share a dot but their labels are stacked around it; dots closer than ``gap``
+    have their labels pushed apart the same way (a cluster grows until it clears its neighbours).
+    """
+    order = np.argsort(y, kind="stable")
+    clusters = [[float(v)] for v in np.asarray(y, dtype=float)[order]]
+    centres = [c[0] for c in clusters]
+    merged = True
+    while merged:
+        merged = False
+        for k in range(len(clusters) - 1):
+            top_of_next = centres[k + 1] - gap * (len(clusters[k + 1]) - 1) / 2
+            bottom_of_this = centres[k] + gap * (len(clusters[k]) - 1) / 2
+            if top_of_next - bottom_of_this < gap - 1e-12:
+                members = clusters[k] + clusters.pop(k + 1)
+                centres.pop(k + 1)
+                clusters[k], centres[k] = members, float(np.mean(members))
+                merged = True
+                break
+    heights = [c + gap * (i - (len(m) - 1) / 2) for c, m in zip(centres, clusters) for i in range(len(m))]
+    out = np.empty(len(heights))
+    out[order] = heights
     return out
+
+
+def _set_label(text: Any, label: str) -> None:
+    """Show ``label`` in a bump chart's name text (with its rank, if the chart shows ranks)."""
+    text._benchvote_label = label
+    text.set_text(getattr(text, "_benchvote_pattern", "\0").replace("\0", label))
 
 
 def _label_room(ax: Any, texts: list, names: Sequence[str]) -> tuple[float, float]:
@@ -143,7 +166,7 @@ def _label_room(ax: Any, texts: list, names: Sequence[str]) -> tuple[float, floa
     width = max(5, getattr(ax, "_benchvote_max_label", max(len(t.get_text()) for t in texts)))
     labels = short_labels(full, width)  # start again from the longest labels: the axes may have grown
     for k, t in enumerate(texts):
-        t.set_text(labels[k // 2])
+        _set_label(t, labels[k // 2])
     while True:
         need = needed()
         if axes_px - 2 * need >= 0.2 * axes_px or width <= 8:
@@ -151,7 +174,7 @@ def _label_room(ax: Any, texts: list, names: Sequence[str]) -> tuple[float, floa
         width -= 3
         labels = short_labels(full, width)
         for k, t in enumerate(texts):
-            t.set_text(labels[k // 2])
+            _set_label(t, labels[k // 2])
     # With limits (-r, 1 + r) a data unit spans axes_px / (1 + 2r) pixels, and a
     # label needs r * axes_px / (1 + 2r) >= need.
     r = need / max(axes_px - 2 * need, 0.15 * axes_px)
@@ -166,11 +189,15 @@ def bump_chart(
     ax: Any = None,
     titles: tuple[str, str] = ("before", "after"),
     max_label: int = 28,
+    mark: str = "pairs",
+    log: bool = False,
+    show_ranks: bool = False,
 ) -> Any:
     """Two rankings of the same models side by side, one line per model.
 
-    Lines of models in a pair whose order changes (reversed, or tied on one
-    side only) are drawn in red, the others in grey; rank 1 is at the top.
+    Lines of the marked models are drawn solid red, the others dashed grey;
+    rank 1 is at the top.  Labels of tied or crowded ranks are stacked around
+    their dots, with a thin leader line to the dot.
 
     Parameters
     ----------
@@ -184,6 +211,13 @@ def bump_chart(
     max_label : int
         Longer names are shortened by :func:`short_labels` (distinct, with an
         ellipsis in the middle).
+    mark : {"pairs", "ranks"}
+        Which models are red: those in a pair whose order changes (reversed,
+        or tied on one side only), or those whose rank changes.
+    log : bool
+        Ranks on a logarithmic axis (for ranks among many models, of which a few are shown).
+    show_ranks : bool
+        Write each rank beside its label (the rank axis then has no ticks).
 
     Returns
     -------
@@ -195,48 +229,77 @@ def bump_chart(
     a = np.asarray(after, dtype=float)
     if b.shape != a.shape or b.ndim != 1:
         raise ValueError("before and after must be rank vectors of the same length")
+    if mark not in ("pairs", "ranks"):
+        raise ValueError(f"mark must be 'pairs' or 'ranks', got {mark!r}")
     m = len(b)
     names = [str(i) for i in range(m)] if labels is None else [str(x) for x in labels]
     if len(names) != m:
         raise ValueError(f"labels has {len(names)} entries for {m} models")
-    full = names
-    names = short_labels(names, max_label)
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.32 * m + 1.4))
-    moved = {i for pair in changed_pairs(b, a) for i in pair}
-    left_y, right_y = _spread_ties(b), _spread_ties(a)
-    texts = []
-    for i in range(m):
-        colour = _FLIP if i in moved else _STAY
-        width = 2.2 if i in moved else 1.2
-        ax.plot([0, 1], [b[i], a[i]], color=colour, lw=width, marker="o", ms=4, zorder=3 if i in moved else 2)
-        for x, y, side in ((0, left_y[i], -1), (1, right_y[i], 1)):
-            texts.append(
-                ax.annotate(
-                    names[i],
-                    (x, y),
-                    xytext=(5 * side, 0),
-                    textcoords="offset points",
-                    ha="left" if side > 0 else "right",
-                    va="center",
-                    fontsize=8.5,
-                    color=colour,
-                    annotation_clip=False,
-                )
-            )
-    ax._benchvote_labels = (texts, full)  # narrow_twin makes room again
+    if log:
+        ax.set_yscale("log")
+    if mark == "pairs":
+        moved = {i for pair in changed_pairs(b, a) for i in pair}
+    else:
+        moved = set(np.flatnonzero(b != a).tolist())
+    spread = (lambda y: 10 ** _spread_labels(np.log10(y), 0.042)) if log else (lambda y: _spread_labels(y, 0.42))
+    texts = _draw_bump(ax, b, a, spread(b), spread(a), moved, show_ranks)
+    ax._benchvote_labels = (texts, names)  # narrow_twin makes room again
     ax._benchvote_max_label = max_label
-    ax.set_xlim(*_label_room(ax, texts, full))
-    top = max(b.max(), a.max())
-    ax.set_ylim(top + 0.6, 0.4)
+    ax.set_xlim(*_label_room(ax, texts, names))
+    lowest = max(b.max(), a.max(), *(t.get_position()[1] for t in texts))
+    ax.set_ylim(*((lowest * 1.12, 0.85) if log else (lowest + 0.6, 0.4)))
     ax.set_xticks([0, 1], titles)
     ax.xaxis.tick_top()
-    ax.set_ylabel("rank (1 = best)")
-    ax.set_xlabel("red: models in a pair whose order changes")
-    ax.set_yticks(range(1, int(np.ceil(top)) + 1) if top <= 30 else np.linspace(1, top, 6).round())
-    for spine in ("right", "bottom"):
+    ax.set_ylabel("rank (1 = best, log scale)" if log else "rank (1 = best)")
+    what = ("models in a pair whose order changes", "the others") if mark == "pairs" else ("rank changes", "rank kept")
+    ax.set_xlabel(f"solid red: {what[0]}; dashed grey: {what[1]}")
+    top = max(b.max(), a.max())
+    if show_ranks:
+        ax.set_yticks([])
+        ax.minorticks_off()
+    elif not log:
+        ax.set_yticks(range(1, int(np.ceil(top)) + 1) if top <= 30 else np.linspace(1, top, 6).round())
+    for spine in ("right", "bottom", *(("left",) if show_ranks else ())):
         ax.spines[spine].set_visible(False)
     return ax
+
+
+def _draw_bump(
+    ax: Any, b: np.ndarray, a: np.ndarray, left_y: np.ndarray, right_y: np.ndarray, moved: set, show_ranks: bool
+) -> list:
+    """The lines and the name texts of :func:`bump_chart` (two per model: left, right)."""
+    texts = []
+    for i in range(len(b)):
+        colour = _FLIP if i in moved else _STAY
+        ax.plot(
+            [0, 1],
+            [b[i], a[i]],
+            color=colour,
+            lw=2.2 if i in moved else 1.2,
+            ls="-" if i in moved else "--",
+            marker="o",
+            ms=4,
+            zorder=3 if i in moved else 2,
+        )
+        for x, dot, y, side in ((0, b[i], left_y[i], -1), (1, a[i], right_y[i], 1)):
+            text = ax.annotate(
+                "",
+                (x, dot),
+                xytext=(5 * side, y),
+                textcoords=("offset points", "data"),
+                ha="left" if side > 0 else "right",
+                va="center",
+                fontsize=8.5,
+                color=colour,
+                annotation_clip=False,
+                arrowprops=dict(arrowstyle="-", color=colour, lw=0.6, shrinkA=0, shrinkB=1) if y != dot else None,
+            )
+            if show_ranks:
+                text._benchvote_pattern = f"\0  {dot:g}" if side < 0 else f"{dot:g}  \0"
+            texts.append(text)
+    return texts
 
 
 def majority_graph(
@@ -940,9 +1003,9 @@ def _name_key(ax: Any, texts: list, names: Sequence[str]) -> None:
     figure's width; the figure grows by the key's height.
     """
     rows = sorted(
-        (texts[2 * k].xy[1], texts[2 * k].get_text(), full)
+        (texts[2 * k].xy[1], texts[2 * k]._benchvote_label, full)
         for k, full in enumerate(names)
-        if texts[2 * k].get_text() != full
+        if texts[2 * k]._benchvote_label != full
     )
     if not rows:
         return
