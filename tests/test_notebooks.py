@@ -115,6 +115,13 @@ def test_chapters_take_their_palette_from_the_library(md):
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapters_draw_bump_charts_with_the_library(md):
+    """A bump chart is benchvote.plotting.bump_chart: no chapter draws the two columns of lines itself."""
+    code = "\n".join(c.source for c in jupytext.read(md).cells if c.cell_type == "code")
+    assert not re.search(r"\.plot\(\s*\[0,\s*1\]", code), f"{md.name} draws a bump chart by hand: use bump_chart"
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
 def test_chapter_shape(md):
     nb = jupytext.read(md)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

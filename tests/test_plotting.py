@@ -470,3 +470,21 @@ def test_a_dense_majority_graph_labels_the_uncommon_margins_where_they_cover_not
         ]
         assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] + names_boxes)
     plt.close(fig)
+
+
+def test_bump_chart_can_mark_rank_changes_on_a_log_axis_with_the_ranks_beside_the_names():
+    before, after = np.array([1, 2, 3, 4.5, 4.5]), np.array([2, 1, 3, 40, 70])
+    fig, ax = plt.subplots(figsize=(6, 5))
+    bump_chart(before, after, list("abcde"), ax=ax, mark="ranks", log=True, show_ranks=True)
+    assert ax.get_yscale() == "log" and ax.get_ylim()[0] > 70 > 1 > ax.get_ylim()[1] > 0
+    lines = ax.get_lines()
+    assert [line.get_color() for line in lines] == ["#c0392b", "#c0392b", "#7f8c8d", "#c0392b", "#c0392b"]
+    assert lines[2].get_linestyle() == "--"  # kept rank: grey and dashed (a cue beside colour)
+    left = [t.get_text() for t in ax.texts[0::2]]
+    right = [t.get_text() for t in ax.texts[1::2]]
+    assert left == ["a  1", "b  2", "c  3", "d  4.5", "e  4.5"] and right[3] == "40  d"
+    tied = sorted(t.get_position()[1] for t in ax.texts[6::2])  # d and e share a dot, not a label place
+    assert tied[0] < 4.5 < tied[1]
+    with pytest.raises(ValueError, match="mark"):
+        bump_chart(before, after, mark="moves")
+    plt.close("all")
