@@ -973,9 +973,9 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
             _lay_out(twin)
             for ax in twin.axes:
                 labels = getattr(ax, "_benchvote_labels", None)
-                if labels is not None:  # a bump chart: room for the names, column titles on two lines
+                if labels is not None:  # a bump chart: room for the names, column titles as wide as the gap
                     ax.set_xlim(*_label_room(ax, *labels))
-                    ax.set_xticks([0, 1], [textwrap.fill(t.get_text(), 14) for t in ax.get_xticklabels()])
+                    _fit_column_titles(ax)
             _lay_out(twin)
             extra = twin.get_tightbbox(twin.canvas.get_renderer()).width - width
             if extra <= 0.02 * width:
@@ -996,6 +996,19 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     return twin
 
 
+def _fit_column_titles(ax: Any) -> None:
+    """A bump chart's two column titles, wrapped so that neither reaches past the middle between the columns."""
+    renderer = ax.figure.canvas.get_renderer()
+    gap = abs(ax.transData.transform((1, 0))[0] - ax.transData.transform((0, 0))[0])
+    titles = [t.get_text().replace("\n", " ") for t in ax.get_xticklabels()]
+    size = ax.get_xticklabels()[0].get_fontsize() * ax.figure.dpi / 72
+    chars = max(6, int(0.95 * gap / (0.6 * size)))
+    ax.set_xticks([0, 1], [textwrap.fill(t, chars, break_on_hyphens=False) for t in titles])
+    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
+    if boxes[0].overlaps(boxes[1]):  # a word longer than the gap: hyphens may break it too
+        ax.set_xticks([0, 1], [textwrap.fill(t, chars) for t in titles])
+
+
 def _name_key(ax: Any, texts: list, names: Sequence[str]) -> None:
     """Under a bump chart whose labels were shortened, the full names: a phone has no tooltip to show them.
 
@@ -1013,7 +1026,7 @@ def _name_key(ax: Any, texts: list, names: Sequence[str]) -> None:
     renderer = fig.canvas.get_renderer()
     chars = int(fig.get_size_inches()[0] * 72 * 0.94 / (0.6 * NARROW_SMALLEST_TEXT))
     lines = [
-        textwrap.fill(f"{short} = {full}", chars, subsequent_indent="    ", break_on_hyphens=False)
+        textwrap.fill(f"{short} = {full}", chars, subsequent_indent="\u00a0" * 4, break_on_hyphens=False)
         for _, short, full in rows
     ]
     below = ax.transAxes.inverted().transform((0, ax.get_tightbbox(renderer).y0))[1]
