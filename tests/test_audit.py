@@ -38,6 +38,11 @@ def _board(seed: int = 0, m: int = 9, n: int = 5, missing: int = 0) -> pd.DataFr
     return s
 
 
+def test_every_registered_section_states_its_cost_class():
+    for name, section in SECTIONS.items():
+        assert re.search(r"O\(|work budget", section.cost), (name, section.cost)
+
+
 def test_every_section_is_there_and_says_what_it_means():
     a = audit(_board(missing=2), **FAST)
     # units: only when columns are on different scales; pareto: only with declared costs
@@ -46,6 +51,7 @@ def test_every_section_is_there_and_says_what_it_means():
     for name, sec in a.sections.items():
         assert sec["title"] == SECTIONS[name].title
         assert sec["about"].count(". ") >= 1 and sec["chapter"] == SECTIONS[name].chapter
+        assert sec["cost"] == SECTIONS[name].cost  # the cost class, stated once where the section is registered
         assert "seconds" not in sec  # timings live apart from the report (issue 37)
     assert list(a.timings) == list(a.sections) and all(v >= 0 for v in a.timings.values())
     assert "seconds" not in a.settings and "seconds" not in a.to_json()
@@ -608,7 +614,7 @@ def test_every_section_returns_exactly_its_typed_fields():
     )
     groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
     a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
-    head = {"title", "about", "chapter", "status"}
+    head = {"title", "about", "chapter", "cost", "status"}
     for name, section in SECTIONS.items():
         assert name in a.sections, name
         assert a.sections[name]["status"] == "ok", (name, a.sections[name].get("reason"))

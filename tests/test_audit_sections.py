@@ -176,6 +176,21 @@ def test_the_correlation_heatmap_numbers_its_columns_and_gives_way_to_a_summary_
     assert sum(b["pairs"] for b in x["distribution"]) + x["n_undefined"] == x["n_pairs"]
 
 
+def test_the_correlation_counts_are_the_sign_matrix_product_without_the_sign_matrix():
+    from benchvote.audit.sections.correlation import sign_products
+
+    rng = np.random.default_rng(41)
+    for _ in range(60):  # ties within and across tasks, one or two models, either direction
+        m, n = int(rng.integers(1, 30)), int(rng.integers(1, 7))
+        s = pd.DataFrame(rng.integers(0, int(rng.integers(1, 6)), size=(m, n)).astype(float))
+        hib = pd.Series(rng.random(n) < 0.5, index=s.columns)
+        oriented = np.where(hib, 1.0, -1.0) * s.to_numpy()
+        a, b = np.triu_indices(m, k=1)
+        signs = np.sign(oriented[a] - oriented[b])  # the m (m - 1) / 2 x n matrix the section never builds
+        got = sign_products(s, hib, 1e-9)
+        assert got.dtype == np.int64 and np.array_equal(got, (signs.T @ signs).astype(np.int64))
+
+
 def test_the_summary_of_a_wide_correlation_matrix_is_exact_against_scipy_kendall_tau_b():
     s = _board(seed=8, m=7, n=75).round(0)  # many ties, and tasks that tie every model drop out of the part
     s.iloc[:, 3] = s.iloc[:, 4]  # one pair of tasks exactly alike
@@ -326,8 +341,9 @@ def test_the_sections_hold_exactly_their_typed_fields_and_escape_every_name():
         sec = a.sections[name]
         assert sec["status"] == "ok", (name, sec.get("reason"))
         typed = set(SECTIONS[name].result.__annotations__)
-        assert set(sec) - {"title", "about", "chapter", "status"} == typed, name
+        assert set(sec) - {"title", "about", "chapter", "cost", "status"} == typed, name
         part = _section_html(page, name)
+        assert f"Cost (m models, n tasks): {SECTIONS[name].cost}." in part, name
         assert HOSTILE not in part and "<b>&" not in part, name
         assert all(c.startswith("Figure:") for c in re.findall(r"<figcaption>(.*?)</figcaption>", part, re.S)), name
     assert [e["model"] for e in a.sections["pareto"]["no_quality"]] == ["m2"]
@@ -370,7 +386,7 @@ def test_fields_are_the_typed_results_and_the_page_escapes_names():
     groups = {"<i>t</i>": "g<1>", "task 1": "g<1>", "task 2": "g2", "task 3": "g2", "task 4": "g2"}
     a = audit(s, groups=groups, **FAST_B)
     for name in MINE_B:
-        fields = {k for k in a.sections[name] if k not in ("title", "about", "chapter", "status")}
+        fields = {k for k in a.sections[name] if k not in ("title", "about", "chapter", "cost", "status")}
         assert fields == set(SECTIONS[name].result.__annotations__), name
     json.loads(a.to_json())
     page = a.to_html()

@@ -12,6 +12,8 @@ input, documents the result and is tested against an independent oracle:
 * :func:`fill_doubled_wins`, :func:`bt_gradient`, :func:`laplacian_times`: Bradley-Terry above 1,500 models;
 * :func:`win_fraction_rows`: the strict mean win rate, a block of rows at a time;
 * :func:`discordant_pairs`: the reversed pairs of :func:`benchvote.kendall_tau_distance`;
+* :func:`sign_products`: the concordant minus discordant pairs of every two tasks
+  (the audit's ``correlation`` section, Kendall's tau-b);
 * :func:`bt_newton_system`: the Newton steps of
   :func:`benchvote.ratings.bradley_terry`.
 
@@ -272,6 +274,69 @@ def fill_margins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no cove
                         d -= 1
                 out[i, j] = d
                 out[j, i] = -d
+
+
+@njit(cache=True, nogil=True)
+def sign_products(codes: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``out[k, q]``: the sum over the pairs of models i < j of ``sign(c_jk - c_ik) * sign(c_jq - c_iq)``.
+
+    ``codes`` holds each task's ranks as integers ``0 .. m - 1`` (equal ranks,
+    equal codes).  Off the diagonal, the pairs two tasks order alike minus
+    those they order oppositely; on it, the pairs task k does not tie: ``S.T @ S``
+    for the pairs-of-models by tasks matrix ``S`` of signs, in exact
+    integers, without ``S``.  For each task k the models are visited in its
+    order, a group of tied models at a time; a Fenwick tree over task q's
+    codes (q > k) of the models already visited (strictly before on k) counts those
+    that q puts before (alike) and after (opposite) each model of the group:
+    O(m log m) per pair of tasks, O(n^2 m log m) in all.
+    """
+    m, n = codes.shape
+    out = np.zeros((n, n), dtype=np.int64)
+    tree = np.zeros(m + 1, dtype=np.int64)
+    for k in range(n):
+        order = np.argsort(codes[:, k], kind="mergesort")
+        key = codes[order, k]
+        untied = np.int64(m) * (m - 1) // 2
+        start = 0
+        while start < m:
+            stop = start
+            while stop < m and key[stop] == key[start]:
+                stop += 1
+            untied -= np.int64(stop - start) * (stop - start - 1) // 2
+            start = stop
+        out[k, k] = untied
+        for q in range(k + 1, n):
+            tree[:] = 0
+            total = np.int64(0)
+            seen = 0
+            start = 0
+            while start < m:
+                stop = start
+                while stop < m and key[stop] == key[start]:
+                    stop += 1
+                for p in range(start, stop):  # the group against the models strictly before it on k
+                    c = codes[order[p], q]
+                    below = np.int64(0)  # visited models with a smaller code on q than c
+                    x = c
+                    while x > 0:
+                        below += tree[x]
+                        x -= x & -x
+                    not_above = np.int64(0)  # ... with a code <= c
+                    x = c + 1
+                    while x > 0:
+                        not_above += tree[x]
+                        x -= x & -x
+                    total += below - (seen - not_above)
+                for p in range(start, stop):
+                    x = codes[order[p], q] + 1
+                    while x <= m:
+                        tree[x] += 1
+                        x += x & -x
+                seen += stop - start
+                start = stop
+            out[k, q] = total
+            out[q, k] = total
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -374,8 +374,14 @@ def _discordant_and_half_tied(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
     """
     from ._kernels import discordant_pairs
 
-    def tied(*keys: np.ndarray) -> int:
-        _, sizes = np.unique(np.column_stack(keys), axis=0, return_counts=True)
+    def tied(*keys: np.ndarray) -> int:  # pairs equal on every key: runs of the keys sorted together (finite)
+        order = np.lexsort(keys[::-1])
+        same = np.ones(len(order) - 1, dtype=bool)
+        for key in keys:
+            k = key[order]
+            same &= k[1:] == k[:-1]
+        starts = np.flatnonzero(np.concatenate(([True], ~same, [True])))
+        sizes = np.diff(starts)
         return int((sizes * (sizes - 1) // 2).sum())
 
     return discordant_pairs(a, b), tied(a) + tied(b) - 2 * tied(a, b)

@@ -101,6 +101,11 @@ class Section:
     complete_part : bool
         Whether it measures the table's complete part; on a table without one
         (no two models scored on the same two tasks), it is not applicable and says why.
+    cost : str
+        Its cost class, stated once here: time (and memory where it matters) in
+        m models and n tasks of the table it reads, and the work budgets that
+        bound it (a test checks that every section states one).  The JSON
+        (each section's ``cost``) and the report show it.
     """
 
     name: str
@@ -115,6 +120,7 @@ class Section:
     verdict: Callable[..., list[Sentence]] = _no_verdict
     needs: tuple[str, ...] = ()
     complete_part: bool = True
+    cost: str = ""
 
     @property
     def chapter_title(self) -> str:

@@ -35,7 +35,7 @@ STOPPED = {
 OK, NOT_APPLICABLE, ERROR = "ok", "not_applicable", "error"
 STATUS_TEXT = {NOT_APPLICABLE: "is not computed on this table", ERROR: "failed (a bug in benchvote)"}
 #: The keys every section has, set by the audit; no section's own field may use them.
-RESERVED = frozenset({"title", "about", "chapter", "status", "reason", "error"})
+RESERVED = frozenset({"title", "about", "chapter", "cost", "status", "reason", "error"})
 #: Longest error message a failed section quotes.
 MESSAGE_CHARS = 300
 
@@ -59,7 +59,7 @@ class Audit:
     sections : dict
         Section name -> dict of plain numbers, strings and lists (the section's
         typed result, see :data:`benchvote.audit.SECTIONS`); every section has
-        ``title``, ``about``, ``chapter`` and ``status``.  ``status``
+        ``title``, ``about``, ``chapter``, ``cost`` (its cost class) and ``status``.  ``status``
         is ``"ok"`` (the typed result follows), ``"not_applicable"`` (``reason``
         says why the table does not allow it) or ``"error"`` (a bug in
         benchvote: ``reason`` and ``error`` say what failed).
@@ -345,7 +345,7 @@ def _run_section(
         except Exception as err:  # noqa: BLE001 - a bug in this section: reported in its place, the rest stands
             errors[section.name] = err
             fields = failure(section.name, err)
-    head = {"title": section.title, "about": section.about, "chapter": section.chapter}
+    head = {"title": section.title, "about": section.about, "chapter": section.chapter, "cost": section.cost}
     return {**head, **fields}
 
 

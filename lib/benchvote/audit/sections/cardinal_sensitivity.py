@@ -276,6 +276,10 @@ SECTION = register(
         about="The largest share of model pairs that such a reweighting can reverse in the mean-score ranking. "
         "A proven maximum carries a certificate; otherwise the value found and a certified upper bound are shown.",
         order=80,
+        cost=(
+            "a work budget: at most 2,000,000 boxes of the exact search (O(s n + s log s) each, s <= 150 models) "
+            "or mixed-integer programs of at most 500 nodes"
+        ),
         result=Result,
         compute=compute,
         render=render,

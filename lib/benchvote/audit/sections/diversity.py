@@ -65,6 +65,7 @@ SECTION = register(
         about="Kendall's W measures how much the tasks agree on the order of the models (1 = all the same); "
         "diversity is 1 - W. A diverse benchmark tests more, and its ranking is more fragile.",
         order=50,
+        cost="O(m n log m + m n^2): Kendall's W from the task rankings; the largest rank change of every two tasks",
         result=Result,
         compute=compute,
         render=render,

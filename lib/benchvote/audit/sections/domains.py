@@ -109,6 +109,10 @@ SECTION = register(
         about="Majority rule gives a transitive ranking when the tasks' rankings are single-peaked, group-separable "
         "or close to one another. Among the top models: which of these hold, and the majority cycles if any.",
         order=110,
+        cost=(
+            "independent of m: Kemeny over all k! orders of the k = top_models top models (k <= 8), O(k! k^2 + "
+            "k^2 n), and the domain tests on them"
+        ),
         result=Result,
         compute=compute,
         render=render,

@@ -151,6 +151,10 @@ SECTION = register(
         "Ranking every group alone by the same rule shows whether the overall order holds within each, or whether "
         "the leader owes its place to some groups only.",
         order=130,
+        cost=(
+            "one primary ranking per group: O(sum of the groups' costs) on m models, plus O(m log m) a group for "
+            "the distance"
+        ),
         result=Result,
         compute=compute,
         render=render,

@@ -129,6 +129,7 @@ SECTION = register(
         "tasks both are scored on. A leader that loses head to head to another top model owes its place to the rule "
         "that adds the tasks up.",
         order=65,
+        cost="O(k^2 n) among the k top models (top_models, at least 6, at most 12)",
         result=Result,
         compute=compute,
         render=render,

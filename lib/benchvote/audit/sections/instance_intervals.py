@@ -77,6 +77,7 @@ SECTION = register(
         about="Each task's test instances are redrawn, paired across models, and the task scores recomputed. "
         "This measures the doubt that finite test sets leave, as the task bootstrap does for the choice of tasks.",
         order=61,
+        cost="O(B (I + k n + k log k)) for B redraws of I instances, among the top k <= 150 models",
         result=Result,
         compute=compute,
         render=render,

@@ -285,6 +285,10 @@ SECTION = register(
         "the middle share of a model's ranks. Two models are inseparable when neither ranks above the other in "
         "that share of the redraws.",
         order=60,
+        cost=(
+            "O(B m (n + log m)) for B redraws (m x B ranks kept); pair shares O(B p^2) among the top p <= 300 "
+            "models; rules that do not add up: their own bootstrap on at most 2e6 cells"
+        ),
         result=Result,
         compute=compute,
         render=render,

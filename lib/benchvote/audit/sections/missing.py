@@ -131,6 +131,10 @@ SECTION = register(
         about="With cells missing, averages compare models on different tasks. Partial Borda ranks from each task's "
         "partial ranking, and the pairwise confidences say which pairs the observed tasks decide.",
         order=100,
+        cost=(
+            "O(m n log m + p^2 n): partial Borda from each task's ranking; Hoeffding's pairwise confidence among "
+            "the top p <= 1,500 models"
+        ),
         result=Result,
         compute=compute,
         render=render,

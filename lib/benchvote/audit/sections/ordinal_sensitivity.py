@@ -189,6 +189,10 @@ SECTION = register(
         "independence of irrelevant alternatives. For each pair of top models: whether some set of added models "
         "reverses it, with a smallest such set.",
         order=90,
+        cost=(
+            "a work budget: a mixed-integer program of at most 500 nodes on the top 60 models (one binary per "
+            "protected pair)"
+        ),
         result=Result,
         compute=compute,
         render=render,

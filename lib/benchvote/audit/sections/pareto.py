@@ -168,6 +168,7 @@ SECTION = register(
         "the other tasks, and every cost is lower-is-better. A model is on the front when no other model is at least "
         "as good and at most as costly on every cost, and strictly better in one.",
         order=45,
+        cost="O(m^2 c) for c cost columns: each model against the front (at most 1,500 points drawn)",
         result=Result,
         compute=compute,
         render=render,

@@ -352,6 +352,10 @@ SECTION = register(
         "possible winner when some such weighting puts it first (decided by a linear program). "
         "The same question for the top k needs a mixed-integer program.",
         order=70,
+        cost=(
+            "O(m u n) for the exact pruning (u models nobody surely beats), then one linear program per candidate "
+            "on at most 200 models x n tasks"
+        ),
         result=Result,
         compute=compute,
         render=render,

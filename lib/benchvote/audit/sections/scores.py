@@ -198,6 +198,7 @@ SECTION = register(
         about="The raw table beside each rule's score and rank for every model, sortable by any column and "
         "exportable with --table. It shows where the rules part ways and on which tasks.",
         order=45,
+        cost="O(m n) per rule: the scores and ranks already computed, copied per model",
         result=Result,
         compute=compute,
         render=render,

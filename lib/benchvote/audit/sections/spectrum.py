@@ -102,6 +102,7 @@ SECTION = register(
         "task weighs more for its units): a first component that explains most of the variance means the tasks "
         "mostly measure one thing. A flat spectrum means several directions of ability.",
         order=120,
+        cost="O(m n min(m, n)): a thin SVD of the standardised complete part",
         result=Result,
         compute=compute,
         render=render,

@@ -224,6 +224,10 @@ SECTION = register(
         "of models on the tasks both are scored on. Coverage says on how many tasks each place rests; low-coverage "
         "models are flagged rather than trusted.",
         order=30,
+        cost=(
+            "O(m^2 n) time, O(m) memory a row: the strict win rate compares every two models on their shared "
+            "tasks, a block of rows at a time (compiled); partial Borda O(m n log m)"
+        ),
         result=Result,
         compute=compute,
         render=render,

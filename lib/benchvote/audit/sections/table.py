@@ -115,6 +115,7 @@ SECTION = register(
         about="What was read: models, tasks, their directions, missing cells, and tasks or models that repeat "
         "another. A task on which every model scores the same cannot order anyone and is left out of the measures.",
         order=20,
+        cost="O(m n): one pass over the cells; repeated rows and columns found by hashing",
         result=Result,
         compute=compute,
         render=render,

@@ -212,6 +212,7 @@ SECTION = register(
         "column's order. A normalisation puts the tasks on one scale for the cardinal parts; declared costs leave "
         "the aggregation for the quality-cost front.",
         order=10,
+        cost="O(m n): the spread of every column, one pass over the cells",
         result=Result,
         compute=compute,
         render=render,
