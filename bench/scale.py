@@ -54,9 +54,12 @@ COMPARED = (1000, 5000)
 #: pref_voting's Copeland (its profile with ties built first) against ours.
 PEER_SECONDS = 300
 #: Largest tables given to each peer: choix's dense solver holds several m x m float64 matrices; pref_voting
-#: builds a dict per task and its profile and Borda ran over 10 minutes on 4,949 models (bench/audit.py).
-CHOIX_MAX_MODELS = 10_000
+#: builds a dict per task and its profile and Borda ran over 10 minutes on 4,949 models (bench/audit.py);
+#: choix took 29 s on 2,500 models, O(m^2) an iteration.
+CHOIX_MAX_MODELS = 5000
 PREF_VOTING_MAX_MODELS = 2000
+#: Largest size the peers run at (our own Bradley-Terry and Copeland are timed inside the audit beyond it).
+PEERS_MAX_MODELS = 10_000
 
 PEERS = """
 import json, sys, time
@@ -194,7 +197,7 @@ def main() -> None:
                 "slowest other": max((v, k) for k, v in ours["sections"].items() if k != "rankings")[1],
             }
             row["its s"] = round(ours["sections"][row["slowest other"]], 2)
-            if not args.no_peers and n == 6:
+            if not args.no_peers and n == 6 and m <= PEERS_MAX_MODELS:
                 row.update(run_peers(m, n))
             if old is not None and n == 6 and m in COMPARED:
                 before = run_audit(m, n, old)

@@ -161,18 +161,23 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     return _fit(w, 1.0, list(wins.index) if labelled else None, max_iter, convergence_tol)
 
 
-def _fit(w: np.ndarray, scale: float, models: list | None, max_iter: int, convergence_tol: float) -> BradleyTerry:
+def _fit(
+    w: np.ndarray, scale: float, models: list | None, max_iter: int, convergence_tol: float, connected: bool = False
+) -> BradleyTerry:
     """Kernel of :func:`bradley_terry` on the counts ``scale * w`` (zero diagonal), checked for comparisons, connection.
 
     ``w`` may be a small integer type: the doubled counts of
     :func:`_doubled_wins` with ``scale`` 1/2 (no m x m float64 copy of them).
+    ``connected``: the caller has already found the graph strongly connected
+    (so every model has comparisons): neither check is repeated.
     """
-    lonely = np.flatnonzero((w.sum(axis=1, dtype=float) + w.sum(axis=0, dtype=float)) == 0)
-    if len(lonely):
-        names = [models[i] for i in lonely] if models is not None else list(lonely)
-        raise ValueError(f"model(s) {names[:5]} have no comparisons")
-    if not _strongly_connected(w):
-        raise ValueError(NOT_CONNECTED)
+    if not connected:
+        lonely = np.flatnonzero((w.sum(axis=1, dtype=float) + w.sum(axis=0, dtype=float)) == 0)
+        if len(lonely):
+            names = [models[i] for i in lonely] if models is not None else list(lonely)
+            raise ValueError(f"model(s) {names[:5]} have no comparisons")
+        if not _strongly_connected(w):
+            raise ValueError(NOT_CONNECTED)
     beta, loglik, it, converged = _newton(w, scale, max_iter, convergence_tol)
     ratings = pd.Series(beta, index=pd.Index(models), name="bradley_terry") if models is not None else beta
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
@@ -203,7 +208,7 @@ def table_ratings(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
         raise ValueError("need at least 2 models")
     if not _strongly_connected(doubled):  # checked first, as the rule always has: a lonely model is not connected
         raise ValueError(NOT_CONNECTED)
-    return _fit(doubled, 0.5, models, 10_000, 1e-10).ratings
+    return _fit(doubled, 0.5, models, 10_000, 1e-10, connected=True).ratings
 
 
 #: Above this many models a Newton step is solved by conjugate gradients (O(m^2) a product) instead of Cholesky.
