@@ -259,9 +259,12 @@ class TestCardinalExact:
     @pytest.mark.slow
     def test_box_search_respects_duplicated_tasks(self):
         rng = np.random.default_rng(3)
-        base = rng.normal(size=(6, 2))
+        base = rng.normal(size=(5, 2))  # 10 pairs: the subset oracle solves at most 2^10 LPs
         s = np.hstack([base, base[:, [0]], base[:, [0]]])  # task 0 three times: its weight ranges over [3 eps, 3]
-        assert cardinal_sensitivity_exact(s, eps=0.05, method="boxes").n_flipped == brute_cardinal(s, 0.05)
+        found = cardinal_sensitivity_exact(s, eps=0.05, method="boxes").n_flipped
+        assert found == brute_cardinal(s, 0.05)
+        # the copies matter here: the table without them reverses fewer pairs
+        assert cardinal_sensitivity_exact(base, eps=0.05, method="boxes").n_flipped < found
 
     def test_unknown_method_and_bad_time_limit(self):
         with pytest.raises(ValueError, match="method"):
@@ -1468,3 +1471,46 @@ def test_one_added_model_that_chains_a_tie_is_found():
     assert r.upper_bound == 1.0 and r.optimal == (r.n_flipped == 1)
     flip = bv.axioms.iia_flip(s, pair=("a", "b"), protected=["a", "b"], pool=["x"])
     assert (flip.leader, flip.flippable, flip.certificate) == ("b", True, ("x",))
+
+
+class TestCoordinatePolish:
+    """The compiled line search of ``_coordinate_polish`` against a brute-force line search written here."""
+
+    @staticmethod
+    def brute_line_best(d, a, t, lo, hi):
+        """Best count along coordinate t: every threshold, the ends and a point between every two cuts."""
+        c = d @ a - d[:, t] * a[t]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cuts = np.unique(np.r_[lo[t], hi[t], -c[d[:, t] != 0] / d[d[:, t] != 0, t]])
+        cuts = cuts[(cuts >= lo[t]) & (cuts <= hi[t])]
+        points = np.r_[cuts, (cuts[:-1] + cuts[1:]) / 2]
+        return max(int(((c + d[:, t] * x) < 0).sum()) for x in points)
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(seed=st.integers(0, 10_000), m=st.integers(1, 60), n=st.integers(1, 6), zeros=st.booleans())
+    def test_the_result_is_a_recount_and_no_coordinate_improves_it(self, seed, m, n, zeros):
+        from benchvote.sensitivity._problem import _coordinate_polish
+
+        rng = np.random.default_rng(seed)
+        d = np.round(rng.normal(size=(m, n)) * 10.0 ** rng.integers(-3, 4, size=n), 2)
+        if zeros:
+            d[rng.random(d.shape) < 0.3] = 0.0
+        lo = rng.uniform(0.01, 0.5, size=n)
+        hi = lo + rng.uniform(0.01, 1.0, size=n)
+        a0 = lo + (hi - lo) * rng.random(n)
+        a, best = _coordinate_polish(d, a0, lo, hi, np.random.default_rng(seed))
+        assert np.all((a >= lo) & (a <= hi))
+        assert best == int(((d @ a) < 0).sum()) >= int(((d @ a0) < 0).sum())
+        # a finished polish is a local maximum along every coordinate (the brute search may tie it, never beat it)
+        for t in range(n):
+            assert self.brute_line_best(d, a, t, lo, hi) <= best
+
+    def test_the_work_budget_stops_it_and_the_seed_decides_the_order(self):
+        from benchvote.sensitivity._problem import _coordinate_polish
+
+        rng = np.random.default_rng(0)
+        d = rng.normal(size=(300, 8))
+        lo, hi = np.full(8, 0.05), np.ones(8)
+        runs = [_coordinate_polish(d, hi.copy(), lo, hi, np.random.default_rng(4), max_steps=3) for _ in "ab"]
+        assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
+        assert int((runs[0][0] != hi).sum()) <= 3  # at most three line searches ran, so at most three weights moved

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from .._validation import (
     ScoreMatrix,
@@ -461,54 +462,112 @@ def _coordinate_polish(
     when ``c_k + d_kt a_t < 0``: a threshold on ``a_t``.  The count is
     piecewise constant between the thresholds, so sorting them gives the best
     value of ``a_t`` in ``[lo_t, hi_t]`` exactly (the middle of the best
-    interval, away from the thresholds).  Sweeps stop when no coordinate improves, or after
+    interval, away from the thresholds).  Sweeps visit the coordinates in a
+    seeded random order and stop when no coordinate improves, or after
     ``max_steps`` line searches (default :data:`POLISH_STEPS`: a work budget that bounds a polish on
-    thousands of tasks).
+    thousands of tasks).  The line searches are compiled (:func:`_polish_sweep`).
     """
     max_steps = max_steps or POLISH_STEPS
-    steps = 0
-    a = a0.copy()
+    a = np.array(a0, dtype=np.float64)
     g = d @ a
     best = int((g < 0).sum())
-    n = d.shape[1]
-    # per weight, once: the pairs it raises, lowers and leaves alone, and its entries on the first two
-    columns = []
-    for t in range(n):
-        col = d[:, t]
-        pos, neg = np.flatnonzero(col > 0), np.flatnonzero(col < 0)
-        columns.append((col, pos, neg, np.flatnonzero(col == 0), col[pos], col[neg]))
+    d_by_task = np.ascontiguousarray(d.T, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    steps = 0
     for _ in range(max_sweeps):
-        improved = False
-        for t in rng.permutation(n):
-            steps += 1
-            if steps > max_steps:
-                return a, best
-            dt, pos, neg, zero, dpos, dneg = columns[t]
-            at, low, high = a[t], lo[t], hi[t]
-            # c = g - dt a_t is the pairs' values without weight t; only its parts are formed here
-            fixed = int((g[zero] < 0).sum())
-            with np.errstate(over="ignore"):  # a threshold beyond the largest float is infinite, and counted right
-                bpos = -(g[pos] - dpos * at) / dpos  # reversed for a_t below the threshold
-                bneg = -(g[neg] - dneg * at) / dneg  # reversed for a_t above the threshold
-            # thresholds outside [low, high] contribute a constant; only the inner ones need sorting
-            fixed += int((bpos >= high).sum()) + int((bneg <= low).sum())
-            bpos = np.sort(bpos[(bpos > low) & (bpos < high)])
-            bneg = np.sort(bneg[(bneg > low) & (bneg < high)])
-            cuts = np.concatenate([[low, high], bpos, bneg])
-            cuts.sort(kind="stable")  # merges the sorted runs
-            cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
-            cand = np.concatenate([[low, high], (cuts[:-1] + cuts[1:]) / 2])
-            counts = (
-                fixed
-                + (len(bpos) - np.searchsorted(bpos, cand, side="right"))
-                + np.searchsorted(bneg, cand, side="left")
-            )
-            k = int(np.argmax(counts))
-            if counts[k] > best:
-                g = (g - dt * at) + dt * cand[k]
-                a[t] = cand[k]
-                best = int(counts[k])
-                improved = True
-        if not improved:
+        order = rng.permutation(d.shape[1])
+        best, steps, improved, exhausted = _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps)
+        if exhausted or not improved:
             break
-    return a, best
+    return a, int(best)
+
+
+@njit(cache=True, nogil=True)
+def _count_at_most(sorted_values: np.ndarray, x: float) -> int:
+    """How many of ``sorted_values`` are at most ``x`` (numpy's ``searchsorted(side="right")``)."""
+    lo_, hi_ = 0, sorted_values.shape[0]
+    while lo_ < hi_:
+        mid = (lo_ + hi_) // 2
+        if sorted_values[mid] <= x:
+            lo_ = mid + 1
+        else:
+            hi_ = mid
+    return lo_
+
+
+@njit(cache=True, nogil=True)
+def _count_below(sorted_values: np.ndarray, x: float) -> int:
+    """How many of ``sorted_values`` are below ``x`` (numpy's ``searchsorted(side="left")``)."""
+    lo_, hi_ = 0, sorted_values.shape[0]
+    while lo_ < hi_:
+        mid = (lo_ + hi_) // 2
+        if sorted_values[mid] < x:
+            lo_ = mid + 1
+        else:
+            hi_ = mid
+    return lo_
+
+
+@njit(cache=True, nogil=True)
+def _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps):  # pragma: no cover - compiled
+    """One sweep of :func:`_coordinate_polish` over the tasks in ``order``; updates ``a`` and ``g = d a`` in place.
+
+    Returns (best count, line searches done, whether a weight moved, whether the budget ran out).  For task t
+    the pairs' values without it are ``c = g - d_t a_t``; a pair with ``d_kt > 0`` is reversed for ``a_t`` below
+    ``-c_k / d_kt``, one with ``d_kt < 0`` above it.  Candidates: the two ends of ``[lo_t, hi_t]``, then the
+    middle of every interval between distinct inner thresholds, in increasing order; the first best wins.
+    """
+    m = d_by_task.shape[1]
+    above = np.empty(m)  # thresholds of the pairs that weight t raises
+    below = np.empty(m)  # and of those it lowers
+    improved = False
+    for t in order:
+        steps += 1
+        if steps > max_steps:
+            return best, steps, improved, True
+        col = d_by_task[t]
+        at, low, high = a[t], lo[t], hi[t]
+        fixed, n_up, n_down = 0, 0, 0
+        for k in range(m):
+            v = col[k]
+            if v == 0.0:
+                if g[k] < 0.0:
+                    fixed += 1
+            elif v > 0.0:
+                b = -(g[k] - v * at) / v  # reversed for a_t below b; beyond the largest float: infinite
+                if b >= high:
+                    fixed += 1
+                elif b > low:
+                    above[n_up] = b
+                    n_up += 1
+            elif v < 0.0:
+                b = -(g[k] - v * at) / v  # reversed for a_t above b
+                if b <= low:
+                    fixed += 1
+                elif b < high:
+                    below[n_down] = b
+                    n_down += 1
+        up = np.sort(above[:n_up])
+        down = np.sort(below[:n_down])
+        cuts = np.sort(np.concatenate((np.array([low, high]), up, down)))
+        best_here, best_at = -1, low
+        for c in range(cuts.shape[0] + 1):
+            if c == 0:
+                x = low
+            elif c == 1:
+                x = high
+            elif cuts[c - 1] != cuts[c - 2]:
+                x = (cuts[c - 2] + cuts[c - 1]) / 2
+            else:
+                continue
+            count = fixed + (n_up - _count_at_most(up, x)) + _count_below(down, x)
+            if count > best_here:
+                best_here, best_at = count, x
+        if best_here > best:
+            for k in range(m):
+                g[k] = (g[k] - col[k] * at) + col[k] * best_at
+            a[t] = best_at
+            best = best_here
+            improved = True
+    return best, steps, improved, False
