@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -58,3 +60,23 @@ def strictly_increasing_transforms():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After ``--durations``: the seconds of every test file (setup, call and teardown summed), largest first.
+
+    Under xdist the sum is worker time, not wall time.  It shows where the run's time goes file by file,
+    which the slowest-tests list alone does not (``make test`` passes ``--durations``).
+    """
+    if not terminalreporter.config.getoption("durations", None):
+        return
+    per_file: defaultdict[str, float] = defaultdict(float)
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if hasattr(report, "duration") and hasattr(report, "nodeid") and report.nodeid:
+                per_file[report.nodeid.split("::")[0]] += report.duration
+    if not per_file:
+        return
+    terminalreporter.write_sep("=", f"seconds per test file (total {sum(per_file.values()):.0f})")
+    for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:25]:
+        terminalreporter.write_line(f"{seconds:8.1f}s  {name}")
