@@ -63,12 +63,12 @@ binder-env: env
 # While the book executes its notebooks (one kernel at a time: one core), the tests that need no built book run
 # on the other core and the Binder venv is installed; then the site and live tests run in four workers on the two
 # cores (they spend much of their time waiting for pages, JupyterLab and pip), spread test by test except the live
-# JupyterLab tests, which share one server (xdist_group "binder").
+# JupyterLab tests, which share one server (tests/conftest.py: TestByTestScheduling).
 SITE_WORKERS ?= 4
 test: lint
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(MAKE) -j3 --output-sync=target book binder-env test-unbuilt
-	$(BIN)/python -m pytest -n $(SITE_WORKERS) --dist loadgroup --durations=30 -m "site or live"
+	$(BIN)/python -m pytest -n $(SITE_WORKERS) --dist loadscope --durations=30 -m "site or live"
 
 # every test that needs no built book (library, command line, notebooks' pairing, report in Chromium)
 test-unbuilt: env assets

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from xdist.scheduler import LoadScopeScheduling
 
 settings.register_profile("default", max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")
@@ -80,3 +81,28 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.write_sep("=", f"seconds per test file (total {sum(per_file.values()):.0f})")
     for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:25]:
         terminalreporter.write_line(f"{seconds:8.1f}s  {name}")
+
+
+#: Test files whose tests share one costly module fixture (the live JupyterLab of test_binder.py): sent whole to one
+#: worker.  Every other test is a unit of its own (see :class:`TestByTestScheduling`).
+ONE_WORKER_FILES = ("tests/test_binder.py",)
+
+
+class TestByTestScheduling(LoadScopeScheduling):
+    """``--dist loadscope`` as ``make test`` uses it: test by test, except the files of :data:`ONE_WORKER_FILES`.
+
+    pytest-xdist's ``loadgroup`` (``xdist_group`` marks) does not group under pytest 9 (its renamed node ids are not
+    seen), and ``loadfile`` puts all of test_site.py, a third of the site phase, on one worker.
+    """
+
+    __test__ = False  # not a test class
+
+    def _split_scope(self, nodeid: str) -> str:
+        file = nodeid.split("::", 1)[0]
+        return file if file in ONE_WORKER_FILES else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") == "loadscope":
+        return TestByTestScheduling(config, log)
+    return None

@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 from explorable_checks import check_domains, check_effort, check_model_toggle
 
-# one JupyterLab for the module: under `--dist loadgroup` (make test) its tests share one worker
-pytestmark = [pytest.mark.live, pytest.mark.slow, pytest.mark.xdist_group("binder")]
+# one JupyterLab for the module: make test keeps its tests on one worker (conftest.ONE_WORKER_FILES)
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "_build"
