@@ -103,7 +103,7 @@ def visit(browser, url: str, shot: Path):
     page.goto(url, wait_until="networkidle")
     page.wait_for_timeout(800)  # let MathJax and the widget manager finish
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shot), full_page=True)
+    page.screenshot(path=str(shot), full_page=True, timeout=120_000)  # the API page is very tall
     return context, page, problems, outside
 
 
