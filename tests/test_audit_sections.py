@@ -6,6 +6,7 @@ Part B: head to head, possible winners, cardinal and ordinal sensitivity, groups
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -455,7 +456,8 @@ def test_possible_winners_scoped_beyond_the_lp_limit_stay_sound(monkeypatch):
     rng = np.random.default_rng(5)  # independent tasks: many models nobody surely beats
     s = pd.DataFrame(rng.normal(size=(30, 4)).round(1), index=[f"m{i}" for i in range(30)], columns=list("abcd"))
     monkeypatch.setattr(pw_mod, "LP_MODELS", 4)
-    monkeypatch.setattr(pw_mod, "TOP_K_MODELS", 6)
+    budget = bv.audit.BUDGETS[bv.audit.DEFAULT_BUDGET]
+    monkeypatch.setitem(bv.audit.BUDGETS, bv.audit.DEFAULT_BUDGET, dataclasses.replace(budget, top_k_models=6))
     a = audit(s, **FAST_B)
     pw = a.sections["possible_winners"]
     lib = bv.sensitivity.possible_winners(s, eps=pw["eps"])

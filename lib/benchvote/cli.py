@@ -56,6 +56,7 @@ import pandas as pd
 
 from ._repository import repository_url
 from .audit import summary  # the lines the command prints (also the audit chapter's name for them)
+from .audit._budget import BUDGETS, DEFAULT_BUDGET, describe
 
 __all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
@@ -342,6 +343,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="wall-clock safety cap for each exact part (results are decided by work budgets; default 60)",
     )
+    a.add_argument(
+        "--budget",
+        default=DEFAULT_BUDGET,
+        choices=list(BUDGETS),
+        help="work budgets of the exact parts (deterministic counts, never a time; the report names the level and "
+        f"what it certified; default {DEFAULT_BUDGET}): " + "; ".join(describe(level) for level in BUDGETS),
+    )
     a.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the searches")
     a.add_argument("--n-boot", type=int, default=1000, help="bootstrap redraws (default 1000)")
     a.add_argument("--level", type=float, default=0.95, help="coverage of the rank intervals")
@@ -555,6 +563,7 @@ def _check_values(args: Any) -> None:
         o.time_limit,
         DEFAULT_TIE_TOLERANCE,
         o.seed,
+        budget=o.budget,
     )
 
 
@@ -746,6 +755,7 @@ def _run(
             top_models=args.top_models,
             time_limit=args.time_limit,
             seed=args.seed,
+            budget=args.budget,
             progress=progress,
         )
     return report

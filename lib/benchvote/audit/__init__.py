@@ -33,8 +33,9 @@ normalisation.
 the ``pareto`` section gives the front of the primary rule's score against
 the costs (always lower-is-better).
 
-**Budgets and scale.**  Exact parts stop at work budgets (:data:`BOX_WORK`
-boxes, :data:`MILP_NODES` nodes), so the same table, options and seed give
+**Budgets and scale.**  Exact parts stop at work budgets, a named level of
+:data:`BUDGETS` (``budget``; :data:`BOX_WORK` boxes and :data:`MILP_NODES`
+nodes at the default level), so the same table, options and seed give
 the same report on every run and machine; ``time_limit`` is only a
 wall-clock safety cap, and a part it stops says so (``stopped``).  Parts
 whose cost grows faster than the square of the number of models run on the
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 from ..rules import RULES as AUDIT_RULES  # the audit chapter's name for benchvote.rules.RULES (the same object)
 from ..voting import KEMENY_MAX_MODELS
+from ._budget import BUDGETS, DEFAULT_BUDGET, Budget
 from ._errors import AuditInputError, NotDefined
 from ._registry import Output, Section, Sentence, section_registry
 from ._rules import NORMALIZATIONS, Rule
@@ -73,6 +75,9 @@ __all__ = [
     "Rule",
     "section_registry",
     "BOX_WORK",
+    "BUDGETS",
+    "DEFAULT_BUDGET",
+    "Budget",
     "MILP_NODES",
     "UNIT_RATIO",
     "COST_WORDS",

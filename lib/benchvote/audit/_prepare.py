@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, split_table
 from ..rules import RULES
+from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError, NotDefined, as_input_error
 from ._rules import NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
 
@@ -60,6 +61,7 @@ class Options:
     tol: float
     seed: int
     weights: Mapping[str, float] | None = None
+    budget: str = DEFAULT_BUDGET
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ def check_options(
     tol: Any,
     seed: Any,
     weights: Any = None,
+    budget: Any = DEFAULT_BUDGET,
 ) -> Options:
     """The options, checked; :class:`AuditInputError` names the first that is out of range."""
     if primary not in RULES:
@@ -130,6 +133,8 @@ def check_options(
             f"unknown normalize {normalize!r}; choose one of {', '.join(n for n in NORMALIZATIONS if n != 'baseline')} "
             "or baseline:MODEL"
         )
+    if budget not in BUDGETS:
+        raise AuditInputError(f"unknown budget {budget!r}; choose one of {', '.join(BUDGETS)}")
     with as_input_error():
         return Options(
             weights=check_weights(weights),
@@ -143,6 +148,7 @@ def check_options(
             time_limit=check_number(time_limit, "time_limit", low=0.0, low_open=True),
             tol=check_tol(tol),
             seed=check_number(seed, "seed", low=0, integer=True),
+            budget=budget,
         )
 
 

@@ -15,17 +15,19 @@ import pandas as pd
 
 from ..ranking import DEFAULT_TIE_TOLERANCE
 from ..rules import RuleUndefined
+from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError
 from ._prepare import Context, check_options, prepare
 from ._registry import Output, Section, Sentence, section_registry
 
-#: Work budget of the exact box search in the cardinal section (boxes evaluated; deterministic).
-BOX_WORK = 2_000_000
-#: Work budget of each mixed-integer program of the audit (branch-and-bound nodes; deterministic).
-MILP_NODES = 500
+#: Work budget of the exact box search in the cardinal section at the default level (boxes evaluated).
+BOX_WORK = BUDGETS[DEFAULT_BUDGET].box_search_boxes
+#: Work budget of each mixed-integer program of the audit at the default level (branch-and-bound nodes).
+MILP_NODES = BUDGETS[DEFAULT_BUDGET].milp_nodes
 #: What the report says of a part that ended unfinished, by the budget (``stopped``) that ended it.
 STOPPED = {
-    "work_limit": "a program reached its work budget; the same table and options give this answer on every run",
+    "work_limit": "a program reached its work budget; the same table, options and budget level give this answer "
+    "on every run (a higher level, such as --budget thorough, searches further)",
     "time_limit": "the wall-clock safety cap stopped a program: this answer may differ on another machine",
     "solver": "the solver ended a program unfinished; its model is left undecided",
 }
@@ -161,6 +163,7 @@ def audit(
     time_limit: float = 60.0,
     tol: float = DEFAULT_TIE_TOLERANCE,
     seed: int = 0,
+    budget: str = DEFAULT_BUDGET,
     progress: Callable[[Step], None] | None = None,
 ) -> Audit:
     r"""Run every measure of the book on one leaderboard.
@@ -211,14 +214,20 @@ def audit(
         the head-to-head matrix and the domain tests look at.
     time_limit : float
         A wall-clock safety cap in seconds for each exact part.  Results are
-        decided by work budgets (:data:`BOX_WORK` boxes of the box search,
-        :data:`MILP_NODES` nodes of each mixed-integer program), so the same
-        table, options and seed give the same report on every run and
-        machine; a part that the cap stops says so (``stopped``).
+        decided by work budgets (``budget``), so the same table, options and
+        seed give the same report on every run and machine; a part that the
+        cap stops says so (``stopped``).
     tol : float
         Tie tolerance of the rankings.
     seed : int
         Seed of the bootstrap and of the searches.
+    budget : {"quick", "standard", "thorough"}
+        The level of work budgets of the exact parts
+        (:data:`benchvote.audit.BUDGETS`: boxes of the box search, pair-steps
+        of the coordinate search, nodes of each mixed-integer program, ...).
+        ``"standard"`` keeps tables of a few hundred models and a hundred tasks
+        to seconds; ``"thorough"`` searches further for certificates.  The
+        report names the level and says which parts a budget stopped.
     progress : callable, optional
         Called with a :class:`Step` before each section runs.
 
@@ -252,7 +261,7 @@ def audit(
     ['B', 'A']
     """
     options = check_options(
-        primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed, weights=weights
+        primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed, weights=weights, budget=budget
     )
     ctx = prepare(scores, higher_is_better, options, costs, instances, groups)
     planned = _plan(ctx)
@@ -390,7 +399,8 @@ def _settings(ctx: Context) -> dict:
         time_limit=o.time_limit,
         tol=o.tol,
         seed=o.seed,
-        budgets={"box_search_boxes": BOX_WORK, "milp_nodes": MILP_NODES},
+        budget=o.budget,
+        budgets=BUDGETS[o.budget].as_dict(),
         # the audit never uses the optional torch relaxation: its numbers are the same with or without it
         optional={"torch_installed": _has_torch(), "torch_used": False},
     )

@@ -456,6 +456,20 @@ def _coordinate_polish(
     max_sweeps: int = 30,
     max_steps: int = 0,
 ) -> tuple[np.ndarray, int]:
+    """:func:`_counted_polish` without its count of line searches."""
+    a, best, _ = _counted_polish(d, a0, lo, hi, rng, max_sweeps, max_steps)
+    return a, best
+
+
+def _counted_polish(
+    d: np.ndarray,
+    a0: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rng: np.random.Generator,
+    max_sweeps: int = 30,
+    max_steps: int = 0,
+) -> tuple[np.ndarray, int, int]:
     """Coordinate ascent with exact line search on the number of reversed pairs.
 
     Along one coordinate t, with the other weights fixed, pair k is reversed
@@ -465,7 +479,8 @@ def _coordinate_polish(
     interval, away from the thresholds).  Sweeps visit the coordinates in a
     seeded random order and stop when no coordinate improves, or after
     ``max_steps`` line searches (default :data:`POLISH_STEPS`: a work budget that bounds a polish on
-    thousands of tasks).  The line searches are compiled (:func:`_polish_sweep`).
+    thousands of tasks).  The line searches are compiled (:func:`_polish_sweep`).  Returns the
+    weights, their count and the line searches done.
     """
     max_steps = max_steps or POLISH_STEPS
     a = np.array(a0, dtype=np.float64)
@@ -480,7 +495,7 @@ def _coordinate_polish(
         best, steps, improved, exhausted = _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps)
         if exhausted or not improved:
             break
-    return a, int(best)
+    return a, int(best), min(int(steps), max_steps)
 
 
 @njit(cache=True, nogil=True)

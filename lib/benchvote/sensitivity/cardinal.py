@@ -17,10 +17,12 @@ from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
 from ._problem import (
+    POLISH_STEPS,
     CardinalSensitivity,
     _cardinal_setup,
     _CardinalProblem,
     _coordinate_polish,
+    _counted_polish,
     _finish_cardinal,
     _import_torch,
     _one_torch_thread,
@@ -125,7 +127,10 @@ def cardinal_sensitivity(
         See *Methods* above.
     work_limit : int, optional
         Deterministic budget of the exact search (``"auto"`` and ``"exact"``;
-        see :func:`cardinal_sensitivity_exact`).
+        see :func:`cardinal_sensitivity_exact`); for ``"search"``, line
+        searches times ordered pairs (none by default: every start runs, up to
+        ``SEARCH_WORK`` starts times tasks), and ``stopped`` is
+        ``"work_limit"`` when the budget ended the search.
     time_limit : float, optional
         Wall-clock safety cap of the exact search in seconds (none by default).
     normalize : {"none", "zscore"}
@@ -198,7 +203,7 @@ def cardinal_sensitivity(
     if method == "relaxation":
         return _relaxation(prob, t0=t0, **relaxation)
     if method == "search":
-        return _search(prob, seed=seed, polish_starts=polish_starts, t0=t0)
+        return _search(prob, seed=seed, polish_starts=polish_starts, t0=t0, work_limit=work_limit)
     if method == "exact":
         return _solve_exact(prob, "auto", time_limit, None, seed, t0, work_limit=work_limit)
     exact = None
@@ -236,8 +241,14 @@ def _auto_cliques(
     return cardinal_cliques(prob, work_limit=work_limit, time_limit=time_limit, seed=seed, t0=t0)
 
 
-def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0: float) -> CardinalSensitivity:
-    """The torch-free coordinate search of ``method="search"`` (see *Search* in :func:`cardinal_sensitivity`)."""
+def _search(
+    prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0: float, work_limit: int | None = None
+) -> CardinalSensitivity:
+    """The torch-free coordinate search of ``method="search"`` (see *Search* in :func:`cardinal_sensitivity`).
+
+    ``work_limit`` caps the line searches times the ordered pairs (each line search sorts the pairs' thresholds):
+    the starts run in order, each with what the earlier ones left, and ``stopped`` says when it ran out.
+    """
     lo, hi = prob.lo, prob.hi
     n = len(lo)
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
@@ -255,15 +266,25 @@ def _search(prob: _CardinalProblem, *, seed: int, polish_starts: int | None, t0:
     # every reversed pair is reversible on its own: the count of those is a (loose) certified bound
     alone = int(prob.reversible_alone().sum())
     used = 0
+    steps_left = None if work_limit is None else max(1, work_limit // len(prob.d))
     for a0 in starts:
         if best_count >= alone:  # proven: no later start can do better
             stopped = ""
             break
+        if steps_left is not None and steps_left <= 0:
+            stopped = "work_limit"
+            break
         used += 1
-        a, _ = _coordinate_polish(prob.d, a0, lo, hi, rng)
+        if steps_left is None:
+            a, _ = _coordinate_polish(prob.d, a0, lo, hi, rng)
+        else:
+            a, _, steps = _counted_polish(prob.d, a0, lo, hi, rng, max_steps=min(steps_left, POLISH_STEPS))
+            steps_left -= steps
         count = prob.robust_count(a)
         if count > best_count:
             best, best_count = a, count
+    if steps_left is not None and steps_left <= 0 and best_count < alone:
+        stopped = "work_limit"
     seconds = time.perf_counter() - t0
     return _finish_cardinal(prob, best, "search", restarts=used, upper=alone, seconds=seconds, stopped=stopped)
 

@@ -27,6 +27,7 @@ import markupsafe
 import numpy as np
 import pandas as pd
 
+from .._budget import BUDGETS, Budget
 from .._charts import hbars
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
@@ -35,8 +36,6 @@ from .._text import plural
 
 #: Beyond this many models the section runs on the best ones by the mean score.
 SCOPE_MODELS = 150
-#: The mixed-integer program runs only up to this many reversible pairs (one binary each).
-MILP_PAIRS = 1500
 #: Up to this many distinct tasks the exact box search runs.
 BOX_TASKS = 10
 #: Tasks drawn in the weight-shift chart (the largest shifts); the rest are summarised in the caption.
@@ -94,36 +93,40 @@ def cap_note(stopped: str, time_limit: float, optimal: bool = False) -> str | No
     )
 
 
-def _search(cardinal: pd.DataFrame, hib: pd.Series, eps: float, time_limit: float, seed: int, tol: float) -> tuple:
+def _search(
+    cardinal: pd.DataFrame, hib: pd.Series, eps: float, time_limit: float, seed: int, tol: float, budget: Budget
+) -> tuple:
     """The result, the same on every run and machine whether or not torch is installed.
 
-    Up to :data:`BOX_TASKS` distinct tasks, the exact box search (within
-    :data:`BOX_WORK` boxes).  Beyond, the torch-free coordinate search finds
-    the value with a loose certified bound (the pairs reversible on their
-    own), and, up to :data:`MILP_PAIRS` such pairs, the mixed-integer program
-    (within :data:`MILP_NODES` nodes) tightens it; a bound reached only when
-    the wall-clock cap stopped the program would depend on the machine's
-    speed, so it is left out and the note says so.
+    Up to :data:`BOX_TASKS` distinct tasks, the exact box search (within the
+    budget's boxes).  Beyond, the torch-free coordinate search (within the
+    budget's pair-steps) finds the value with a loose certified bound (the
+    pairs reversible on their own), and, up to the budget's ``milp_pairs``
+    such pairs, the mixed-integer program (within its nodes) tightens it; a
+    bound reached only when the wall-clock cap stopped the program would
+    depend on the machine's speed, so it is left out and the note says so.
     """
     from ...sensitivity import cardinal_sensitivity, cardinal_sensitivity_exact
-    from .._run import BOX_WORK, MILP_NODES
 
     common: dict[str, Any] = dict(eps=eps, time_limit=time_limit, seed=seed, tol=tol)
     if cardinal.T.drop_duplicates().shape[0] <= BOX_TASKS:
-        r = cardinal_sensitivity_exact(cardinal, hib, method="boxes", work_limit=BOX_WORK, **common)
+        r = cardinal_sensitivity_exact(cardinal, hib, method="boxes", work_limit=budget.box_search_boxes, **common)
         if r.stopped == "time_limit" and not r.optimal:  # its bound would depend on the machine's speed
             r = dataclasses.replace(r, upper_bound=None)
         return r, cap_note(r.stopped, time_limit, r.optimal)
-    found = cardinal_sensitivity(cardinal, hib, eps=eps, method="search", seed=seed, tol=tol)
+    found = cardinal_sensitivity(
+        cardinal, hib, eps=eps, method="search", seed=seed, tol=tol, work_limit=budget.search_pair_steps
+    )
     assert found.upper_bound is not None  # the search always attaches the pairs reversible on their own
     pairs = found.upper_bound * len(cardinal) * (len(cardinal) - 1) / 2
-    if found.optimal or pairs > MILP_PAIRS:
+    if found.optimal or pairs > budget.milp_pairs:
+        limit = f"is not run beyond {plural(budget.milp_pairs, 'such pair')}" if budget.milp_pairs else "does not run"
         note = None if found.optimal else (
             "the bound counts the pairs that some weighting reverses on their own; the mixed-integer program "
-            f"is not run beyond {MILP_PAIRS} such pairs"
+            f"{limit} at this budget level"
         )  # fmt: skip
         return found, note
-    exact = cardinal_sensitivity_exact(cardinal, hib, method="milp", work_limit=MILP_NODES, **common)
+    exact = cardinal_sensitivity_exact(cardinal, hib, method="milp", work_limit=budget.milp_nodes, **common)
     if exact.stopped == "time_limit":
         return found, cap_note("time_limit", time_limit)
     best = exact if exact.n_flipped > found.n_flipped else found
@@ -163,7 +166,7 @@ def compute(ctx: Context, done: dict) -> Output:
         raise NotDefined(ctx.box_undefined)
     o = ctx.options
     card = field(ctx)
-    r, note = _search(card, ctx.hib, ctx.eps, o.time_limit, o.seed, o.tol)  # type: ignore[arg-type]
+    r, note = _search(card, ctx.hib, ctx.eps, o.time_limit, o.seed, o.tol, BUDGETS[o.budget])  # type: ignore[arg-type]
     weights = pd.Series(np.asarray(r.weights, dtype=float), index=card.columns)
     share = weights / weights.sum() - 1.0 / len(weights)
     before = pd.Series(np.asarray(r.ranking_before, dtype=float), index=card.index)

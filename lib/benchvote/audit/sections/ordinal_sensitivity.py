@@ -5,7 +5,7 @@ strict mean win rate, at least two) are ranked among themselves; adding some
 of the other models to the field changes every win rate, and the largest
 share of protected pairs some added set reverses is found by
 :func:`benchvote.sensitivity.ordinal_sensitivity_exact` (a mixed-integer
-program within :data:`~benchvote.audit.MILP_NODES` nodes, or enumeration of
+program within the budget level's nodes, or enumeration of
 small pools).  The IIA table (:func:`benchvote.axioms.iia_report`) asks the
 question pair by pair among the top ``top_models`` models of the primary
 ranking, with a smallest reversing set for each.
@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from ...rules import RULES
+from .._budget import BUDGETS
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -94,7 +95,6 @@ def compute(ctx: Context, done: dict) -> Output:
     from ..._quiet import quiet_solver_output
     from ...sensitivity import default_protected, ordinal_sensitivity_exact
     from .._errors import NotDefined
-    from .._run import MILP_NODES
 
     order = list(done["rankings"].objects["order"])[:FIELD_MODELS]
     chosen = set(order)
@@ -104,7 +104,11 @@ def compute(ctx: Context, done: dict) -> Output:
         raise NotDefined(f"all {len(work)} models are protected (the top models): there is no model to add")
     with quiet_solver_output():  # HiGHS may print from C++
         r = ordinal_sensitivity_exact(
-            work, ctx.hib, protected=protected, work_limit=MILP_NODES, time_limit=ctx.options.time_limit
+            work,
+            ctx.hib,
+            protected=protected,
+            work_limit=BUDGETS[ctx.options.budget].milp_nodes,
+            time_limit=ctx.options.time_limit,
         )
     p = len(protected)
     whole = len(ctx.work)

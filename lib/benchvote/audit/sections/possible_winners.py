@@ -45,8 +45,8 @@ there is ruled out (fewer rivals only help it), a model possible there is
 confirmed when its weights still put it first, by more than the tolerance and
 a rounding margin, on the whole complete part (else it is undecided), and the
 remaining models are not examined.  The top-k question (a mixed-integer
-program per model) runs among the :data:`TOP_K_MODELS` best models of the
-primary ranking only.
+program per model) runs among the ``top_k_models`` best models of the
+primary ranking only (a limit of the budget level, :data:`benchvote.audit.BUDGETS`).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from .._budget import BUDGETS
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -63,8 +64,6 @@ from .._text import some
 
 #: Largest number of unbeaten models given one linear program each (beyond: the best of them, see the docstring).
 LP_MODELS = 200
-#: The top-k mixed-integer programs run among this many of the primary ranking's best models.
-TOP_K_MODELS = 30
 #: Most task columns of the page's weight table (the JSON keeps every weight).
 PAGE_TASKS = 20
 #: How many of a winner's heaviest tasks the report names.
@@ -136,7 +135,6 @@ def _programs(ctx: Context, field: pd.DataFrame, k: int, exact: bool) -> dict:
     the tolerance and a rounding margin (:func:`_places`); otherwise it is undecided.
     """
     from ...sensitivity import possible_winners
-    from .._run import MILP_NODES
 
     tol = ctx.options.tol
     spread = field.max() - field.min()
@@ -144,7 +142,7 @@ def _programs(ctx: Context, field: pd.DataFrame, k: int, exact: bool) -> dict:
     out: dict[str, Any] = {"possible": [], "undecided": [], "weights": {}, "margin": {}, "stopped": ""}
     if not used:  # every model ties on every task: nobody is ever strictly ahead
         return out
-    r = possible_winners(field[used], True, k=k, eps=ctx.eps, tol=tol, work_limit=MILP_NODES,
+    r = possible_winners(field[used], True, k=k, eps=ctx.eps, tol=tol, work_limit=BUDGETS[ctx.options.budget].milp_nodes,
                          time_limit=ctx.options.time_limit if k > 1 else None)  # fmt: skip
     whole = ctx.work if not exact else field
     check = exact is False or len(used) < field.shape[1]
@@ -181,8 +179,8 @@ def _winners(ctx: Context, x: pd.DataFrame, order: list) -> dict:
 
 
 def _top_k(ctx: Context, x: pd.DataFrame, order: list) -> dict:
-    """The top-k programs among the :data:`TOP_K_MODELS` best models of the primary ranking."""
-    field = order[: min(TOP_K_MODELS, len(order))]
+    """The top-k programs among the budget's ``top_k_models`` best models of the primary ranking."""
+    field = order[: min(BUDGETS[ctx.options.budget].top_k_models, len(order))]
     k = min(ctx.options.top_k, len(field) - 1)
     out: dict[str, Any] = {"k": k, "top_k_models": names(field), "top_k_possible": [], "top_k_undecided": [],
                            "stopped": ""}  # fmt: skip
@@ -271,7 +269,7 @@ def compute(ctx: Context, done: dict) -> Output:
             + (
                 " (every model of the complete part)"
                 if len(top["top_k_models"]) == len(x)
-                else f" only (of {len(x)}; limit {TOP_K_MODELS}): whether some weighting puts a model in the top "
+                else f" only (of {len(x)}; limit {BUDGETS[ctx.options.budget].top_k_models} at the {ctx.options.budget} budget): whether some weighting puts a model in the top "
                 f"{top['k']} of that field"
             )  # fmt: skip
         ),
