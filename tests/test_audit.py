@@ -488,13 +488,19 @@ def test_a_mean_score_primary_ranks_every_redraw_on_the_normalised_table():
     assert raw.sections["rankings"]["ranking"] != a.sections["rankings"]["ranking"]
 
 
+#: tests/test_corpus.py runs every table of the corpus of real leaderboards twice (mixed units, missing cells,
+#: costs, lower-is-better, 3 to 1,556 models); of the synthetic tables only this one adds what the corpus has
+#: not: scores with two decimals and many near-ties, where the tie tolerance decides the groups.
+TWO_RUN_TABLES = ["llm_leaderboard"]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(__import__("realistic_tables").TABLES))
+@pytest.mark.parametrize("name", TWO_RUN_TABLES)
 def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
     """Issues 29 and 37: the same table, options and seed give byte-identical JSON in two processes.
 
-    The tables imitate the public ones the audit was tried on (mixed units, missing cells, 100+ models,
-    20-40 tasks); the runs use different hash seeds, and every run's stdout must parse as JSON.
+    The table imitates a public LLM leaderboard (105 models, 23 tasks, many near-ties); the runs use
+    different hash seeds, and every run's stdout must parse as JSON.
     """
     import os
     import subprocess

@@ -475,6 +475,35 @@ def test_possible_winners_scoped_beyond_the_lp_limit_stay_sound(monkeypatch):
 # --------------------------------------------------------------------------- cardinal sensitivity
 
 
+def test_the_budget_level_sets_the_limits_and_is_named_in_the_report():
+    """Issue 37: the exact parts' work limits are a named level (``budget``), recorded in the report's settings."""
+    s = _board_b(3, m=14, n=4)
+    quick = audit(s, budget="quick", **FAST_B)
+    assert quick.settings["budget"] == "quick"
+    assert quick.settings["budgets"] == bv.audit.BUDGETS["quick"].as_dict()
+    limit = bv.audit.BUDGETS["quick"].top_k_models
+    assert quick.sections["possible_winners"]["top_k_models"] == _order(quick)[:limit] and limit < 14
+    assert f"limit {limit} at the quick budget" in quick.sections["possible_winners"]["top_k_scope"]
+    assert audit(s, **FAST_B).settings["budget"] == bv.audit.DEFAULT_BUDGET == "standard"
+    with pytest.raises(bv.audit.AuditInputError, match="unknown budget 'fast'; choose one of quick, standard"):
+        audit(s, budget="fast", **FAST_B)
+
+
+def test_the_coordinate_search_stops_at_its_budget_of_pair_steps():
+    """Issue 37: ``work_limit`` of ``method="search"`` counts line searches times ordered pairs (it was ignored)."""
+    rng = np.random.default_rng(8)
+    s = pd.DataFrame(rng.normal(size=(25, 12)))
+    search = bv.sensitivity.cardinal_sensitivity
+    free = search(s, eps=0.05, method="search")
+    assert not free.optimal  # the search does not end early on this table: the budget matters
+    one = search(s, eps=0.05, method="search", work_limit=1)  # a single line search
+    assert one.stopped == "work_limit" and one.n_flipped <= free.n_flipped
+    ample = search(s, eps=0.05, method="search", work_limit=10**15)
+    assert ample.n_flipped == free.n_flipped and np.array_equal(ample.weights, free.weights)
+    some = [search(s, eps=0.05, method="search", work_limit=w).n_flipped for w in (300 * 20, 300 * 200, 300 * 2000)]
+    assert some == sorted(some) and some[-1] <= free.n_flipped  # more work never finds less (the starts run in order)
+
+
 def test_cardinal_sensitivity_is_the_exact_search_and_its_weight_shift():
     s = _board_b(6, m=10, n=4)
     a = audit(s, **FAST_B)

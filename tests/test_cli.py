@@ -70,6 +70,7 @@ BAD = {
     "level zero": ("board.csv", WIDE, ["--level", "0"], "level must be > 0"),
     "negative n-boot": ("board.csv", WIDE, ["--n-boot", "-5"], "n_boot must be >= 1"),
     "unknown rule": ("board.csv", WIDE, ["--primary", "plurality"], "argument --primary: invalid choice: 'plurality'"),
+    "unknown budget": ("board.csv", WIDE, ["--budget", "fast"], "argument --budget: invalid choice: 'fast'"),
     "unknown option": ("board.csv", WIDE, ["--colour", "red"], "unrecognized arguments: --colour red"),
     "marker not in --na-values": (
         "board.csv",

@@ -1,9 +1,9 @@
 """Every table of the corpus of real leaderboards (data/corpus/, issue 37) through the real command.
 
 For each table of the manifest, ``python -m benchvote audit <file> --json ... --html ...`` runs twice, in two
-processes with different ``PYTHONHASHSEED``, with the manifest's directions and costs and a small number of
-redraws (:data:`N_BOOT`).  The tests then check that it exits 0, that the two runs write byte-identical files,
-that no text slip reaches the JSON or the page, and re-derive core numbers with pandas, independently of
+processes with different ``PYTHONHASHSEED``, with the manifest's directions and costs, the default work-budget
+level (``--budget standard``, which keeps each audit to seconds) and a small number of redraws (:data:`N_BOOT`).
+The tests then check that it exits 0, that the two runs write byte-identical files, that no text slip reaches the JSON or the page, and re-derive core numbers with pandas, independently of
 benchvote: the mean score of every model of the complete part, the strict mean win rate of the standings for a
 sample of models (each pair compared on the tasks both are scored on), and the board's own published aggregate
 where the manifest has one.
@@ -32,10 +32,6 @@ ROOT = Path(__file__).resolve().parents[1]
 N_BOOT = 100
 #: ``CORPUS_ONLY=id,id`` restricts the run to some tables (when working on one); unset in ``make test``.
 ENTRIES = {e.id: e for e in corpus.load() if e.id in os.environ.get("CORPUS_ONLY", e.id).split(",")}
-#: The command-line audit of every table takes about 25 minutes on 2 cores today (issue 37 is open on it):
-#: ``make test-corpus`` runs it; ``make test`` runs only the checks of the data, which read no report.
-AUDIT = os.environ.get("BENCHVOTE_CORPUS_AUDIT") == "1"
-needs_audit = pytest.mark.skipif(not AUDIT, reason="set BENCHVOTE_CORPUS_AUDIT=1 (make test-corpus): about 25 min")
 #: The wall-clock cap of the exact parts, far above their work budgets: the budgets, not the load of the machine,
 #: decide every number (the default cap of 60 s is reached on a loaded machine, and then two runs differ).
 TIME_LIMIT = 3600
@@ -137,7 +133,7 @@ def test_manifest_options_name_columns_of_the_table(name):
 # ---------------------------------------------------------------- the command on every table
 
 
-@needs_audit
+@pytest.mark.slow  # the audits of the whole corpus: in make test, not in make test-fast
 @pytest.mark.parametrize("name", ids())
 def test_audit_exits_0_and_two_processes_write_identical_files(runs, name):
     first, second, a, b = runs[name]
@@ -215,7 +211,7 @@ def texts(runs: dict, name: str) -> tuple[str, str]:
     return prose, without_names(" ".join(parser.parts), names)
 
 
-@needs_audit
+@pytest.mark.slow  # the audits of the whole corpus: in make test, not in make test-fast
 @pytest.mark.parametrize("name", ids())
 def test_report_has_no_text_slip(runs, name):
     prose, page = texts(runs, name)
@@ -233,7 +229,7 @@ def oriented(entry: corpus.Entry) -> pd.DataFrame:
     return scores * sign
 
 
-@needs_audit
+@pytest.mark.slow  # the audits of the whole corpus: in make test, not in make test-fast
 @pytest.mark.parametrize("name", ids())
 def test_mean_score_of_the_complete_part_matches_pandas(runs, name):
     data = report(runs, name)
@@ -261,7 +257,7 @@ def strict_mean_win_rate(table: pd.DataFrame, model: str) -> float:
     return total / (comparable + 1)
 
 
-@needs_audit
+@pytest.mark.slow  # the audits of the whole corpus: in make test, not in make test-fast
 @pytest.mark.parametrize("name", ids())
 def test_standings_strict_mean_win_rate_matches_pandas(runs, name):
     data = report(runs, name)

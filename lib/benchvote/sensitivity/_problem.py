@@ -257,7 +257,16 @@ class _CardinalProblem:
         return _column_factors(self.x, self.eps)
 
 
-def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndarray:
+def integer_scores(values: np.ndarray) -> tuple[list[list[int]], int]:
+    """The scores as integers over one power-of-two denominator ``q_s`` (rows of ``values``): ``(N, q_s)``."""
+    s_ratio = [[float(v).as_integer_ratio() for v in row] for row in np.asarray(values, dtype=float)]
+    q_s = max((q for row in s_ratio for _, q in row), default=1)
+    return [[p * (q_s // q) for p, q in row] for row in s_ratio], q_s
+
+
+def _exact_ranks(
+    values: np.ndarray, weights: np.ndarray, tol: float, scores: tuple[list[list[int]], int] | None = None
+) -> np.ndarray:
     r"""Midranks of the weighted means of the rows, in exact arithmetic.
 
     Every float is a rational number whose denominator is a power of two, so
@@ -268,14 +277,15 @@ def _exact_ranks(values: np.ndarray, weights: np.ndarray, tol: float) -> np.ndar
     denominator.  Comparing the integer numerators, with the tolerance
     scaled by the same denominator, orders the means without rounding; a gap
     of at most ``tol`` joins two models in a tie group, exactly as
-    :func:`benchvote.rank` does with its floating-point means.
+    :func:`benchvote.rank` does with its floating-point means.  ``scores`` is
+    :func:`integer_scores` of ``values`` when the caller has it already (many
+    weightings of one table).
     """
     w_ratio = [float(v).as_integer_ratio() for v in weights]
     q_w = max(q for _, q in w_ratio)
     w_int = [p * (q_w // q) for p, q in w_ratio]
-    s_ratio = [[float(v).as_integer_ratio() for v in row] for row in np.asarray(values, dtype=float)]
-    q_s = max(q for row in s_ratio for _, q in row)
-    numerators = [sum(w * p * (q_s // q) for w, (p, q) in zip(w_int, row) if w) for row in s_ratio]
+    rows, q_s = integer_scores(values) if scores is None else scores
+    numerators = [sum(w * p for w, p in zip(w_int, row) if w) for row in rows]
     scale = q_s * sum(w_int)
     return exact_midranks(numerators, Fraction(float(tol)) * scale)
 

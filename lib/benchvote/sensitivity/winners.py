@@ -38,7 +38,14 @@ import pandas as pd
 from .._quiet import quiet_solver_output
 from .._validation import check_choice, check_number, split_table
 from ..ranking import DEFAULT_TIE_TOLERANCE
-from ._problem import _cardinal_setup, _CardinalProblem, _exact_ranks, _published_weights, _stop_reason
+from ._problem import (
+    _cardinal_setup,
+    _CardinalProblem,
+    _exact_ranks,
+    _published_weights,
+    _stop_reason,
+    integer_scores,
+)
 
 __all__ = ["PossibleWinners", "possible_winners"]
 
@@ -190,10 +197,14 @@ def possible_winners(
     weights: dict = {}
     labelled = prob.mat.labelled
 
+    integers: list = []
+
     def confirm(i: int, merged: np.ndarray) -> bool:
         """Recount the weights exactly; record them when they leave m - k models strictly below i."""
         full = _published_weights(prob, merged)
-        exact = _exact_ranks(prob.mat.values, full, prob.tol)
+        if not integers:
+            integers.append(integer_scores(prob.mat.values))  # once per table, not once per weighting
+        exact = _exact_ranks(prob.mat.values, full, prob.tol, integers[0])
         if int((exact > exact[i]).sum()) < m - top:
             return False
         possible[i] = True
