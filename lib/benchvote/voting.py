@@ -519,6 +519,26 @@ def _ranked_pairs_order(margins: np.ndarray, priority: np.ndarray) -> np.ndarray
     return by_priority[ranked_pairs_order(permuted, start)]
 
 
+def _order_free_priority(mat: ScoreMatrix, direction: np.ndarray, tol: float) -> np.ndarray:
+    """Ranked Pairs' default tie-break: a priority per model (0 = preferred) that the rows' order does not change.
+
+    Each model's task ranks (:func:`benchvote.rank` down every task, a missing
+    score counted last), sorted best first, are compared lexicographically
+    (this also ignores the columns' order); equal places fall back on the
+    ranks task by task in column order, then on the model's name, then
+    (identical rows with equal names only) the input order.  Ranks ignore
+    increasing transforms of a task and a negated task with its direction
+    flipped, as the rule itself does.
+    """
+    ranks = np.nan_to_num(_rank(mat.values, direction, tol), nan=np.inf)
+    places = np.sort(ranks, axis=1)
+    names = [str(x) for x in mat.models]
+    order = sorted(range(len(names)), key=lambda i: (places[i].tolist(), ranks[i].tolist(), names[i], i))
+    priority = np.empty(len(names), dtype=np.int64)
+    priority[order] = np.arange(len(names))
+    return priority
+
+
 def ranked_pairs(
     scores: Any,
     higher_is_better: Any = True,
@@ -534,7 +554,12 @@ def ranked_pairs(
 
     Equal margins, and models the locked graph leaves unordered (when margins
     are zero), are ordered by ``tie_break``: a sequence of all models, earlier
-    = preferred (default: the input order).  Defeats with equal margins are
+    = preferred.  By default the order does not depend on the rows' order
+    (:func:`_order_free_priority`): the model with the better places (each
+    model's task ranks sorted best first, compared lexicographically, a
+    missing score last) is preferred, then the better ranks task by task in
+    column order, then the model whose name sorts first; only identical rows
+    with equal names are left in input order.  Defeats with equal margins are
     considered in the order of their winners, then losers, in ``tie_break``.
     The Condorcet winner, when one exists, is always ranked first.
 
@@ -545,7 +570,8 @@ def ranked_pairs(
     higher_is_better : bool or sequence of bool
         Direction of every task (one bool for all tasks).
     tie_break : sequence, optional
-        All models in order of priority, earlier = preferred (default: input order).
+        All models in order of priority, earlier = preferred (default: by
+        places, then names, whatever the order of the rows and columns).
     tol : float
         Tie tolerance: scores within ``tol`` of each other (chained, as in
         :func:`benchvote.rank`) tie.
@@ -574,7 +600,7 @@ def ranked_pairs(
     mat, direction, tol = _table(scores, higher_is_better, tol)
     m_count = mat.shape[0]
     if tie_break is None:
-        priority = np.arange(m_count)
+        priority = _order_free_priority(mat, direction, tol)
     else:
         order = list(tie_break)
         if sorted(map(str, order)) != sorted(map(str, mat.models)) or len(order) != m_count:
