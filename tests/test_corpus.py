@@ -3,8 +3,8 @@
 For each table of the manifest, ``python -m benchvote audit <file> --json ... --html ...`` runs twice, in two
 processes with different ``PYTHONHASHSEED``, with the manifest's directions and costs, the default work-budget
 level (``--budget standard``, which keeps each audit to seconds) and a small number of redraws (:data:`N_BOOT`).
-The tests then check that it exits 0, that the two runs write byte-identical files, that no text slip reaches the JSON or the page, and re-derive core numbers with pandas, independently of
-benchvote: the mean score of every model of the complete part, the strict mean win rate of the standings for a
+The tests then check that it exits 0, that the two runs write byte-identical files, that no text slip reaches
+the JSON or the page, and re-derive core numbers with pandas, independently of benchvote: the mean score of every model of the complete part, the strict mean win rate of the standings for a
 sample of models (each pair compared on the tasks both are scored on), and the board's own published aggregate
 where the manifest has one.
 
