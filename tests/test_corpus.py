@@ -4,9 +4,9 @@ For each table of the manifest, ``python -m benchvote audit <file> --json ... --
 processes with different ``PYTHONHASHSEED``, with the manifest's directions and costs, the default work-budget
 level (``--budget standard``, which keeps each audit to seconds) and a small number of redraws (:data:`N_BOOT`).
 The tests then check that it exits 0, that the two runs write byte-identical files, that no text slip reaches
-the JSON or the page, and re-derive core numbers with pandas, independently of benchvote: the mean score of every model of the complete part, the strict mean win rate of the standings for a
-sample of models (each pair compared on the tasks both are scored on), and the board's own published aggregate
-where the manifest has one.
+the JSON or the page, and re-derive core numbers with pandas, independently of benchvote: the mean score of
+every model of the complete part, the strict mean win rate of the standings for a sample of models (each pair
+compared on the tasks both are scored on), and the board's own published aggregate where the manifest has one.
 
 The audits run once per module (all of them up front, two child processes at a time), so the tests themselves
 only read files.
@@ -155,6 +155,10 @@ SLIPS = [
 ]
 
 
+#: Tags that start a new cell or block of the page: text on either side is not one phrase.
+CELLS = ("td", "th", "tr", "li", "p", "div", "caption", "h1", "h2", "h3", "h4")
+
+
 class _Text(HTMLParser):
     """The text a reader sees: everything outside <script> and <style>."""
 
@@ -165,6 +169,8 @@ class _Text(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self._skip += tag in ("script", "style")
+        if tag in CELLS:  # a new cell or block is not the same sentence ("... missing scores | 1 | tasks ...")
+            self.parts.append("\u00a6")
 
     def handle_endtag(self, tag):
         self._skip -= tag in ("script", "style")
