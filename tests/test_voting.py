@@ -427,3 +427,14 @@ def test_ranked_pairs_on_a_one_factor_table_matches_the_graph_search():
     s = _one_factor(120)
     tb = list(np.random.default_rng(4).permutation(120))
     assert ranked_pairs(s.to_numpy(), tie_break=tb).tolist() == _ranked_pairs_by_search(s.to_numpy(), tb)
+
+
+def test_kemeny_among_optimal_orders_ignores_the_rows_order_and_agrees_with_ranked_pairs():
+    """Two models level head to head: both orders are optimal; the rows' order must not pick the winner."""
+    scores = pd.DataFrame([[1.0, 0.0, 5.0], [0.0, 1.0, 5.0], [-1.0, -1.0, 0.0]], index=["a", "b", "c"])
+    forward = kemeny(scores)
+    backward = kemeny(scores.iloc[::-1])
+    assert forward.n_optimal == 2
+    assert backward.ranks.loc[forward.ranks.index].tolist() == forward.ranks.tolist()
+    assert forward.ranks.tolist() == bv.rank(ranked_pairs(scores)).tolist()
+    assert forward.ranks.tolist() == bv.rank(ranked_pairs(scores.iloc[::-1])).loc[scores.index].tolist()

@@ -652,8 +652,10 @@ def kemeny(
     where :math:`N_{ji}` counts tasks preferring j to i (:func:`majority_counts`).
     The problem is NP-hard in general; this exact search visits all
     :math:`m!` orders (vectorised) and refuses more than ``max_models`` models.
-    Among optimal orders the one that comes first in lexicographic order of
-    the input positions is returned.
+    Among optimal orders the one returned is the first in lexicographic order
+    of the models' priorities under Ranked Pairs' default tie-break (task
+    ranks sorted best first, then task by task, then the name): the rows'
+    order does not decide it, and both rules prefer the same model of a tie.
 
     Parameters
     ----------
@@ -694,7 +696,10 @@ def kemeny(
     above = position[:, :, None] < position[:, None, :]
     cost = (above * n.T[None, :, :]).sum(axis=(1, 2))
     best = int(cost.min())
-    first = int(np.flatnonzero(cost == best)[0])
+    optimal = np.flatnonzero(cost == best)
+    # the optimal order whose models, best first, have the smallest priorities (lexicographically)
+    by_priority = _order_free_priority(mat, direction, tol)[perms[optimal]]
+    first = int(optimal[np.lexsort(by_priority.T[::-1])[0]])
     ranks = position[first].astype(float) + 1
     return KemenyResult(
         ranks=wrap_models(ranks, mat, "kemeny"), disagreements=best, n_optimal=int((cost == best).sum())
