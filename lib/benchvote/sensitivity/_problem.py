@@ -509,25 +509,12 @@ def _counted_polish(
 
 
 @njit(cache=True, nogil=True)
-def _count_at_most(sorted_values: np.ndarray, x: float) -> int:
-    """How many of ``sorted_values`` are at most ``x`` (numpy's ``searchsorted(side="right")``)."""
+def _count_up_to(sorted_values: np.ndarray, x: float, inclusive: bool) -> int:
+    """How many of ``sorted_values`` are below ``x`` (or at most ``x``): numpy's ``searchsorted``, left (right)."""
     lo_, hi_ = 0, sorted_values.shape[0]
     while lo_ < hi_:
         mid = (lo_ + hi_) // 2
-        if sorted_values[mid] <= x:
-            lo_ = mid + 1
-        else:
-            hi_ = mid
-    return lo_
-
-
-@njit(cache=True, nogil=True)
-def _count_below(sorted_values: np.ndarray, x: float) -> int:
-    """How many of ``sorted_values`` are below ``x`` (numpy's ``searchsorted(side="left")``)."""
-    lo_, hi_ = 0, sorted_values.shape[0]
-    while lo_ < hi_:
-        mid = (lo_ + hi_) // 2
-        if sorted_values[mid] < x:
+        if sorted_values[mid] < x or (inclusive and sorted_values[mid] == x):
             lo_ = mid + 1
         else:
             hi_ = mid
@@ -586,7 +573,7 @@ def _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps):  # pr
                 x = (cuts[c - 2] + cuts[c - 1]) / 2
             else:
                 continue
-            count = fixed + (n_up - _count_at_most(up, x)) + _count_below(down, x)
+            count = fixed + (n_up - _count_up_to(up, x, True)) + _count_up_to(down, x, False)
             if count > best_here:
                 best_here, best_at = count, x
         if best_here > best:
