@@ -61,10 +61,10 @@ binder-env: env
 	$(BIN)/python scripts/binder_env.py
 
 # While the book executes its notebooks (one kernel at a time: one core), the tests that need no built book run
-# on the other core and the Binder venv is installed; then the site and live tests run in four workers on the two
-# cores (they spend much of their time waiting for pages, JupyterLab and pip), spread test by test except the live
-# JupyterLab tests, which share one server (tests/conftest.py: TestByTestScheduling).
-SITE_WORKERS ?= 4
+# on the other core and the Binder venv is installed; then the site and live tests run in two workers, spread test
+# by test except the live JupyterLab tests, which share one server (tests/conftest.py: TestByTestScheduling). Four
+# workers were slower on 2 cores (18.7 min against about 15): these tests are CPU-bound in Chromium.
+SITE_WORKERS ?= 2
 test: lint
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(MAKE) -j3 --output-sync=target book binder-env test-unbuilt
