@@ -98,7 +98,7 @@ def test_an_audit_report_has_no_serious_accessibility_violation(browser, tmp_pat
         columns=[f"task {k}" for k in range(6)],
     )
     path = tmp_path / "report.html"
-    path.write_text(audit(board, n_boot=100, time_limit=3).to_html("a board"), encoding="utf-8")
+    path.write_text(audit(board, n_boot=100, time_limit=60).to_html("a board"), encoding="utf-8")
     found = []
     for width in (1280, 390):
         for scheme in ("light", "dark"):

@@ -22,7 +22,7 @@ from benchvote.audit import SECTIONS, AuditInputError, audit
 from benchvote.audit._charts import short_names
 from benchvote.data import load
 
-FAST = dict(n_boot=100, time_limit=3)
+FAST = dict(n_boot=100, time_limit=60)
 SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
 
 
@@ -87,10 +87,10 @@ def test_sections_hold_the_library_numbers():
     assert "kemeny" not in r["rules"]  # nine models: beyond the exact Kemeny cut-off of eight
     iv = bv.intervals.rank_intervals(s, n_boot=100, seed=2)
     assert a.sections["intervals"]["lower"] == {k: float(v) for k, v in iv.lower.items()}
-    card = bv.sensitivity.cardinal_sensitivity(s, time_limit=3, seed=2)
+    card = bv.sensitivity.cardinal_sensitivity(s, time_limit=60, seed=2)
     assert a.sections["cardinal_sensitivity"]["tau_distance"] == card.tau_distance
     assert a.sections["cardinal_sensitivity"]["optimal"] == card.optimal
-    top3 = bv.sensitivity.possible_winners(s, k=3, time_limit=3)
+    top3 = bv.sensitivity.possible_winners(s, k=3, time_limit=60)
     assert sorted(a.sections["possible_winners"]["top_k_possible"]) == sorted(s.index[top3.possible.to_numpy()])
     d = bv.domains.domain_report(bv.domains.rankings_from_scores(s.loc[a.sections["domains"]["models"]]))
     assert a.sections["domains"]["majority_transitive"] == d.majority_transitive
@@ -356,7 +356,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
     assert a.sections["possible_winners"]["eps"] == pytest.approx(eps) == a.sections["units"]["eps"]
     pw = bv.sensitivity.possible_winners(table, hib, eps=a.sections["possible_winners"]["eps"])
     assert sorted(a.sections["possible_winners"]["possible"]) == sorted(s.index[pw.possible.to_numpy()])
-    card = bv.sensitivity.cardinal_sensitivity(table, hib, eps=a.sections["cardinal_sensitivity"]["eps"], time_limit=3)
+    card = bv.sensitivity.cardinal_sensitivity(table, hib, eps=a.sections["cardinal_sensitivity"]["eps"], time_limit=60)
     assert a.sections["cardinal_sensitivity"]["tau_distance"] == card.tau_distance
     u = a.sections["units"]
     assert u["normalize"] == method and u["suggestion"] is None and "ordinal parts" in u["scope"]
@@ -923,7 +923,7 @@ REFUSALS = ("a ranking needs two models with scores", "no task orders the models
 @given(s=missing_patterns(), normalize=st.sampled_from(["none", "zscore", "minmax", "rank"]), lower=st.booleans())
 def test_no_missing_pattern_crashes_the_audit_and_every_section_has_a_status(s, normalize, lower):
     try:
-        a = audit(s, not lower, normalize=normalize, n_boot=20, time_limit=2)
+        a = audit(s, not lower, normalize=normalize, n_boot=20, time_limit=60)
     except AuditInputError as err:  # only a table nothing can be audited on
         assert any(r in str(err) for r in REFUSALS), str(err)
         tol = bv.DEFAULT_TIE_TOLERANCE

@@ -14,7 +14,7 @@ from benchvote.audit import audit
 from benchvote.audit.sections.scores import export_table, latex_escape, markdown_escape, table_text
 from benchvote.cli import main
 
-FAST = dict(n_boot=20, time_limit=5)
+FAST = dict(n_boot=20, time_limit=60)
 NAMES = ["x & y_1", "a|b *c*", "50% {tex} #1 ~^\\", "plain"]
 
 

@@ -26,7 +26,7 @@ from benchvote.audit.sections import intervals as intervals_module
 from benchvote.audit.sections import ordinal_sensitivity as ord_mod
 from benchvote.audit.sections import possible_winners as pw_mod
 
-FAST = dict(n_boot=100, time_limit=3)
+FAST = dict(n_boot=100, time_limit=60)
 MINE = ("pareto", "diversity", "correlation", "intervals", "instance_intervals", "missing", "domains", "spectrum")
 HOSTILE = "<b>&\"'x</b>"
 RTL = "\u202emodel"
@@ -118,7 +118,7 @@ def test_a_rule_that_does_not_add_up_is_bootstrapped_on_the_top_models_and_says_
 
 def test_the_interval_figure_shows_the_first_40_and_the_verdict_states_the_leader():
     s = _board(seed=4, m=45, n=4)
-    a = audit(s, n_boot=30, time_limit=3)
+    a = audit(s, n_boot=30, time_limit=60)
     x = a.sections["intervals"]
     lead = a.sections["rankings"]["ranking"][0]
     sentence = [v["text"] for v in a.verdict if v["section"] == "intervals"][0]
@@ -171,9 +171,9 @@ def test_the_correlation_heatmap_numbers_its_columns_and_gives_way_to_a_summary_
     part = _section_html(audit(s, **FAST).to_html(), "correlation")
     assert "Figure:" in part and 'class="cell"' in part and "1. task 0" in part
     wide = pd.DataFrame(np.random.default_rng(0).random((6, 62)), columns=[f"c{k}" for k in range(62)])
-    part = _section_html(audit(wide, n_boot=10, time_limit=3).to_html(), "correlation")
+    part = _section_html(audit(wide, n_boot=10, time_limit=60).to_html(), "correlation")
     assert "<svg" not in part and "is summarised" in part and "pairs left out" in part
-    x = audit(wide, n_boot=10, time_limit=3).sections["correlation"]
+    x = audit(wide, n_boot=10, time_limit=60).sections["correlation"]
     assert x["summarised"] and x["matrix"] is None and x["n_pairs"] == 62 * 61 // 2
     assert sum(b["pairs"] for b in x["distribution"]) + x["n_undefined"] == x["n_pairs"]
 
@@ -353,7 +353,7 @@ def test_the_sections_hold_exactly_their_typed_fields_and_escape_every_name():
 
 # --------------------------------------------------------------------------- part B
 
-FAST_B = dict(n_boot=50, time_limit=10)
+FAST_B = dict(n_boot=50, time_limit=60)
 MINE_B = ("head_to_head", "possible_winners", "cardinal_sensitivity", "ordinal_sensitivity", "groups")
 
 

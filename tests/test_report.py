@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import benchvote as bv
 from benchvote.audit import audit
 
-FAST = dict(n_boot=100, time_limit=3)
+FAST = dict(n_boot=100, time_limit=60)
 HOSTILE = ["<!--<script>", "</script>", '"><img src=x onerror=alert(1)>', "&amp;", "'quotes\"", "\u202eevil"]
 TITLE = "</title><script>alert('title')</script><!--"
 COST = "<!--cost--></script>\"'&size"  # a cost column: it reaches the pareto section, its table and its figure

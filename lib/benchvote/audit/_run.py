@@ -254,7 +254,7 @@ def audit(
     >>> import pandas as pd
     >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 3.0, 1.0]},
     ...                  index=["A", "B", "C"])
-    >>> a = audit(s, n_boot=50, time_limit=2)
+    >>> a = audit(s, n_boot=50)
     >>> a.sections["rankings"]["ranking"]
     ['B', 'A', 'C']
     >>> a.sections["possible_winners"]["possible"]
@@ -427,7 +427,7 @@ def summary(report: dict) -> str:
     --------
     >>> import pandas as pd
     >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0], "t3": [2.0, 3.0, 1.0]}, index=["A", "B", "C"])
-    >>> print(summary(audit(s, n_boot=50, time_limit=2).to_dict()).splitlines()[0])
+    >>> print(summary(audit(s, n_boot=50).to_dict()).splitlines()[0])
     3 models x 3 tasks, 0 missing cells
     """
     t = report["sections"]["table"]
@@ -460,7 +460,7 @@ def progress_bar(**options: Any) -> Iterator[Callable[[Step], None]]:
     >>> import pandas as pd
     >>> s = pd.DataFrame({"t1": [3.0, 2.0, 1.0], "t2": [1.0, 3.0, 2.0]}, index=["A", "B", "C"])
     >>> with progress_bar(disable=True) as progress:
-    ...     report = audit(s, n_boot=20, time_limit=2, progress=progress)
+    ...     report = audit(s, n_boot=20, progress=progress)
     >>> report.sections["rankings"]["ranking"][0]
     'B'
     """
