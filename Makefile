@@ -9,12 +9,13 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-unbuilt test-corpus test-fast lint binder-env env assets sync lock bench clean help
+.PHONY: book book-cached test test-site test-unbuilt test-corpus test-fast lint binder-env env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
 	@echo "make test         build the book beside the tests that need no book, then the site tests (Chromium)"
 	@echo "make test-unbuilt every test that needs no built book (what make test runs beside the book build)"
+	@echo "make test-site    build the book, then its site and live tests (Chromium, JupyterLab; part of make test)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
 	@echo "make test-corpus  the command-line audit of every table of data/corpus/, twice (also part of make test)"
 	@echo "make test-fast    library and notebook-pairing tests only: no build, browser, live JupyterLab or slow test"
@@ -60,14 +61,17 @@ lint: env
 binder-env: env
 	$(BIN)/python scripts/binder_env.py
 
-# While the book executes its notebooks (one kernel at a time: one core), the tests that need no built book run
-# on the other core and the Binder venv is installed; then the site and live tests run in two workers, spread test
-# by test except the live JupyterLab tests, which share one server (tests/conftest.py: TestByTestScheduling). Four
-# workers were slower on 2 cores (18.7 min against about 15): these tests are CPU-bound in Chromium.
+# Three lanes share the two cores: lint; the tests that need no book; the book build (one kernel at a time) with the
+# Binder venv, then the site and live tests. Those start as soon as the book is built, beside whatever is left of
+# the other lanes, in two workers spread test by test except the live JupyterLab tests, which share one server
+# (tests/conftest.py: TestByTestScheduling). Four site workers were slower on 2 cores (18.7 min against about 15).
 SITE_WORKERS ?= 2
-test: lint
+test: env assets
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
-	$(MAKE) -j3 --output-sync=target book binder-env test-unbuilt
+	$(MAKE) -j3 --output-sync=target lint test-unbuilt test-site
+
+# the site and live tests (Chromium, live JupyterLab) on a freshly built book
+test-site: book binder-env
 	$(BIN)/python -m pytest -n $(SITE_WORKERS) --dist loadscope --durations=30 -m "site or live"
 
 # every test that needs no built book (library, command line, notebooks' pairing, report in Chromium)
