@@ -17,7 +17,7 @@ help:
 	@echo "make test-unbuilt every test that needs no built book (what make test runs beside the book build)"
 	@echo "make test-site    build the book, then its site and live tests (Chromium, JupyterLab; part of make test)"
 	@echo "make book-cached  local rebuild that reuses executed notebooks (cache ignores lib/ edits)"
-	@echo "make test-corpus  the command-line audit of every table of data/corpus/, twice (also part of make test)"
+	@echo "make test-corpus  the command-line audit of every table of data/corpus/ (also part of make test)"
 	@echo "make test-fast    library and notebook-pairing tests only: no build, browser, live JupyterLab or slow test"
 	@echo "make lint         ruff (lint and format) on the code and, through jupytext, the chapters; mypy on lib/"
 	@echo "make sync         refresh the .ipynb twins from the .md notebooks"
@@ -51,34 +51,38 @@ book-cached: env assets
 	$(BIN)/python scripts/handouts.py
 	@echo "The book is in $(CURDIR)/_build/html/index.html, its PDF edition and hand-outs in _build/html/handouts/"
 
+# LOW: a prefix for the lanes off the critical path (make test passes `nice -n 10`)
+LOW ?=
 lint: env
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/python scripts/lint_notebooks.py $(NOTEBOOKS)
-	$(BIN)/mypy
+	$(LOW) $(BIN)/ruff check .
+	$(LOW) $(BIN)/ruff format --check .
+	$(LOW) $(BIN)/python scripts/lint_notebooks.py $(NOTEBOOKS)
+	$(LOW) $(BIN)/mypy
 
 # the venv of the live Binder tests (tests/test_binder.py), built from environment.yml unless up to date
 binder-env: env
 	$(BIN)/python scripts/binder_env.py
 
 # Three lanes share the two cores: lint; the tests that need no book; the book build (one kernel at a time) with the
-# Binder venv, then the site and live tests. Those start as soon as the book is built, beside whatever is left of
-# the other lanes, in two workers spread test by test except the live JupyterLab tests, which share one server
-# (tests/conftest.py: TestByTestScheduling). Four site workers were slower on 2 cores (18.7 min against about 15).
+# Binder venv, then the site and live tests. The last lane is the critical path: the other two run at a lower
+# priority (nice) and fill the time it leaves. The site and live tests start as soon as the book is built, in two
+# workers spread test by test except the live JupyterLab tests, which share one server (tests/conftest.py:
+# TestByTestScheduling). Four site workers were slower on 2 cores (18.7 min against about 15).
 SITE_WORKERS ?= 2
 test: env assets
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
-	$(MAKE) -j3 --output-sync=target lint test-unbuilt test-site
+	$(MAKE) -j3 --output-sync=target LOW="nice -n 10" lint test-unbuilt test-site
 
 # the site and live tests (Chromium, live JupyterLab) on a freshly built book
 test-site: book binder-env
 	$(BIN)/python -m pytest -n $(SITE_WORKERS) --dist loadscope --durations=30 -m "site or live"
 
 # every test that needs no built book (library, command line, notebooks' pairing, report in Chromium)
+# (two workers, a test file each: a file's module fixtures are computed once)
 test-unbuilt: env assets
-	$(BIN)/python -m pytest --durations=40 -m "not site and not live"
+	$(LOW) $(BIN)/python -m pytest -n 2 --dist loadfile --durations=40 -m "not site and not live"
 
-# the command-line audit of every table of data/corpus/, twice (a few minutes on 2 cores; make test runs it too)
+# the command-line audit of every table of data/corpus/, some twice (a few minutes on 2 cores; make test runs it too)
 test-corpus: env
 	$(BIN)/python -m pytest --durations=10 tests/test_corpus.py
 

@@ -204,18 +204,20 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
         direction = pd.Series(direction_of(mat, higher_is_better), index=scores.columns)
     scores, direction = canonical(scores.astype(float), direction)
     table, direction, cost_table = split_costs(scores, direction, costs)
-    empty = [t for t in table.columns if table[t].isna().all()]
+    empty = list(table.columns[table.isna().all().to_numpy()])
     check_magnitude(table.drop(columns=empty))
     scored = list(table.index[table.notna().any(axis=1).to_numpy()])
     if len(scored) < 2:
         who = f"only one model ({scored[0]!s}) has" if scored else "no model has"
         raise AuditInputError(f"{who} a score; a ranking needs two models with scores")
     constant = list(table.columns[constant_tasks(table.to_numpy(dtype=float), options.tol)])
-    usable = [t for t in table.columns if t not in constant and t not in empty]
+    unusable = {*constant, *empty}
+    usable = [t for t in table.columns if t not in unusable]
     if not usable:
         raise AuditInputError(f"no task orders the models: {_unusable(table, constant, empty)}")
     unscored = list(table.index[table[usable].isna().all(axis=1).to_numpy()])
-    rated = [m for m in table.index if m not in set(unscored)]
+    left_out = set(unscored)
+    rated = [m for m in table.index if m not in left_out]
     work, flat, part_undefined = complete_part(table.loc[rated, usable], options.tol, constant)
     hib = direction[work.columns]
     transform = cardinal_transform(work, table, options)
@@ -343,7 +345,7 @@ def complete_part(table: pd.DataFrame, tol: float, constant: Any = ()) -> tuple[
     the tasks (``constant``: those constant on the whole table).
     """
     flat: list[dict] = []
-    dropped: list = []
+    dropped: set = set()
     while True:
         keep = [t for t in table.columns if t not in dropped]
         part = measured_part(table[keep]) if len(keep) >= 2 else None
@@ -352,7 +354,7 @@ def complete_part(table: pd.DataFrame, tol: float, constant: Any = ()) -> tuple[
         same = list(part.columns[constant_tasks(part.to_numpy(dtype=float), tol)])
         if not same:
             return part, flat, None
-        dropped += same
+        dropped.update(same)
         flat += [
             {"task": str(t), "score": float(part[t].iloc[0]), "n_models": len(part), "reason": CONSTANT_IN_PART}
             for t in same
@@ -380,19 +382,22 @@ def measured_part(table: pd.DataFrame) -> pd.DataFrame | None:
     with the most cells wins, the fewest dropped tasks among equals.  A
     complete table is returned whole; ``None`` when no two models share two tasks.
     """
-    observed = table.notna()
-    gaps = (~observed).sum()
-    order = sorted(table.columns, key=lambda t: (-int(gaps[t]), list(table.columns).index(t)))
-    best: tuple[int, list, pd.Index] | None = None
+    missing = table.isna().to_numpy()
+    gaps = missing.sum(axis=0)
+    order = np.lexsort((np.arange(len(gaps)), -gaps))  # most missing first; among equals, earlier columns first
+    kept = np.ones(len(gaps), dtype=bool)
+    holes = missing.sum(axis=1)  # each model's missing cells among the kept tasks
+    best: tuple[int, np.ndarray, np.ndarray] | None = None
     for dropped in range(len(order) - 1):  # keep at least two tasks
-        keep = [t for t in table.columns if t not in order[:dropped]]
-        models = table.index[observed[keep].all(axis=1)]
-        cells = len(models) * len(keep)
-        if len(models) >= 2 and (best is None or cells > best[0]):
-            best = (cells, keep, models)
+        models = holes == 0
+        cells = int(models.sum()) * (len(gaps) - dropped)
+        if models.sum() >= 2 and (best is None or cells > best[0]):
+            best = (cells, kept.copy(), models)
         if not gaps[order[dropped]]:
             break  # every task still kept is complete: dropping more only loses cells
-    return None if best is None else table.loc[best[2], best[1]]
+        kept[order[dropped]] = False
+        holes -= missing[:, order[dropped]]
+    return None if best is None else table.loc[table.index[best[2]], table.columns[best[1]]]
 
 
 def box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -> tuple[float | None, str | None]:
