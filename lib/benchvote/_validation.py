@@ -154,7 +154,9 @@ def check_frame(frame: pd.DataFrame, name: str, axis_names: tuple[str, str]) -> 
         if labels.has_duplicates:
             dup = labels[labels.duplicated()].unique().tolist()
             raise ValueError(f"{name} has duplicated {axis_name} labels: {dup[:5]}")
-    bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
+    # the distinct dtypes first: a wide table has thousands of columns and a handful of dtypes
+    odd = {t for t in set(frame.dtypes) if not pd.api.types.is_numeric_dtype(t)}
+    bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if t in odd] if odd else []
     if bad:
         raise ValueError(
             f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "

@@ -57,6 +57,7 @@ import pandas as pd
 from ._repository import repository_url
 from .audit import summary  # the lines the command prints (also the audit chapter's name for them)
 from .audit._budget import BUDGETS, DEFAULT_BUDGET, describe
+from .audit._text import plural
 
 __all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
@@ -70,6 +71,16 @@ MAX_CELL = 2**31 - 1
 
 class InputError(ValueError):
     """A problem with the input file or the options; the message names it."""
+
+
+def _noun(items: list, word: str) -> str:
+    """``word`` in the number of ``items`` (error messages never say "task(s)")."""
+    return word if len(items) == 1 else word + "s"
+
+
+def _these(items: list, word: str) -> str:
+    """ "task name appears" or "task names appear", as many as ``items``."""
+    return f"{_noun(items, word)} {'appears' if len(items) == 1 else 'appear'}"
 
 
 def _number(text: str, where: str) -> float:
@@ -166,9 +177,9 @@ def read_scores(path: str | Path, na_values: Any = NA_VALUES) -> tuple[pd.DataFr
     else:
         scores = _wide(path, header, body, missing)
     if scores.shape[0] < 2:
-        raise InputError(f"{path} has {scores.shape[0]} model(s); a ranking needs at least 2")
+        raise InputError(f"{path} has {plural(scores.shape[0], 'model')}; a ranking needs at least 2")
     if scores.shape[1] < 2:
-        raise InputError(f"{path} has {scores.shape[1]} task(s); the audit needs at least 2")
+        raise InputError(f"{path} has {plural(scores.shape[1], 'task')}; the audit needs at least 2")
     return scores, instances
 
 
@@ -193,7 +204,7 @@ def _wide(path: Path, header: list[str], body: list[list[str]], missing: set[str
     for kind, names in (("model", models), ("task", tasks)):
         twice = _repeated(names)
         if twice:
-            raise InputError(f"{path}: {kind} name(s) appear more than once: {', '.join(twice)}")
+            raise InputError(f"{path}: {_these(twice, f'{kind} name')} more than once: {', '.join(twice)}")
     values = np.full((len(models), len(tasks)), np.nan)
     for i, row in enumerate(body):
         for j, cell in enumerate(row[1:]):
@@ -219,10 +230,11 @@ def _long(
     allowed = {"model", "task", "score", "instance"}
     extra = [h for h in header if h.lower() not in allowed]
     if extra:
-        raise InputError(f"{path}: unknown column(s) {', '.join(extra)} in a long table (model, task, score, instance)")
+        unknown = f"unknown {_noun(extra, 'column')} {', '.join(extra)}"
+        raise InputError(f"{path}: {unknown} in a long table (model, task, score, instance)")
     twice = _repeated(lowered)
     if twice:
-        raise InputError(f"{path}: column(s) appear more than once: {', '.join(twice)}")
+        raise InputError(f"{path}: {_these(twice, 'column')} more than once: {', '.join(twice)}")
     col = {name: lowered.index(name) for name in allowed if name in lowered}
     records = []
     for k, row in enumerate(body, start=2):
@@ -728,7 +740,7 @@ def _weights(text: str | None, scores: pd.DataFrame) -> dict[str, float] | None:
         out[task] = _number(str(weight).strip(), f"--weights, task {task!r}")
     unknown = [t for t in out if t not in scores.columns]
     if unknown:
-        raise InputError(f"--weights names unknown task(s): {', '.join(unknown[:5])}")
+        raise InputError(f"--weights names unknown {_noun(unknown, 'task')}: {', '.join(unknown[:5])}")
     return out
 
 

@@ -44,12 +44,14 @@ class Result(TypedDict):
 
 def check_partial(full: Any) -> None:
     """The missing-score measures need every task to compare two models and every model to have a score."""
-    thin = [str(t) for t in full.columns if full[t].notna().sum() < 2]
+    thin = [str(t) for t in full.columns[(full.notna().sum() < 2).to_numpy()]]
     if thin:
-        raise NotDefined(f"task(s) {', '.join(thin[:5])} have fewer than 2 scored models and cannot rank anyone")
+        these = f"task {thin[0]} has" if len(thin) == 1 else f"tasks {', '.join(thin[:5])} have"
+        raise NotDefined(f"{these} fewer than 2 scored models and cannot rank anyone")
     empty = [str(m) for m in full.index[full.isna().all(axis=1).to_numpy()]]
     if empty:
-        raise NotDefined(f"model(s) {', '.join(empty[:5])} have no score on any task that orders the models")
+        these = f"model {empty[0]} has" if len(empty) == 1 else f"models {', '.join(empty[:5])} have"
+        raise NotDefined(f"{these} no score on any task that orders the models")
 
 
 def when(ctx: Context) -> bool:
