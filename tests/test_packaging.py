@@ -7,13 +7,19 @@ the tables must come from the wheel, and the README's example must run as printe
 from __future__ import annotations
 
 import ast
+import email.parser
+import importlib.metadata
+import os
 import re
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import benchvote as bv
 from benchvote import data
@@ -25,31 +31,91 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def clean_venv(tmp_path_factory):
-    """A fresh venv with the wheel built from this checkout and nothing else but its declared dependencies."""
+    """A fresh venv with the wheel built from this checkout and nothing else but its declared dependencies.
+
+    The wheel is installed by pip (``--no-deps``); its dependencies are the distributions that the wheel's
+    ``Requires-Dist`` names, and theirs in turn (markers evaluated, no extras), taken at the test venv's exact
+    versions and linked into the clean venv's site-packages, so that no download and no unpacking is needed
+    (resolving and installing them from the index took about a minute).  ``pip check`` then proves that the
+    clean venv satisfies every requirement of the wheel and of each dependency.  How the pinned files resolve
+    from the index is tested by test_requirements.py.
+    """
     work = tmp_path_factory.mktemp("wheel")
     wheels = work / "wheels"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+    subprocess.run(  # the test venv has the build backend: no isolated build environment to install first
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(wheels),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
     (wheel,) = wheels.glob("benchvote-*.whl")
     venv = work / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True, capture_output=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]  # this pip, run by the clean venv's interpreter
+    subprocess.run(
+        pip + ["install", "--quiet", "--no-deps", str(wheel)], check=True, capture_output=True, env=_outside()
+    )
+    site = Path(_run(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])", work).strip())
+    for dist in _closure(_wheel_requirements(wheel)):
+        for top in {f.parts[0] for f in dist.files or () if f.parts[0] != ".."}:
+            source = Path(dist.locate_file(top))
+            if source.exists() and not (site / top).exists():
+                (site / top).symlink_to(source)
+    done = subprocess.run(pip + ["check"], capture_output=True, text=True, env=_outside())
+    assert done.returncode == 0, done.stdout + done.stderr
     return python, wheel, work
 
 
+def _wheel_requirements(wheel: Path) -> list[Requirement]:
+    """The Requires-Dist lines of the wheel's METADATA."""
+    with zipfile.ZipFile(wheel) as z:
+        (name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = email.parser.Parser().parsestr(z.read(name).decode("utf-8"))
+    return [Requirement(line) for line in metadata.get_all("Requires-Dist") or ()]
+
+
+def _closure(requirements: list[Requirement]) -> list[importlib.metadata.Distribution]:
+    """The distributions of this venv that the requirements need, transitively: markers evaluated, extras left out."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    todo = list(requirements)
+    while todo:
+        req = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+            continue
+        key = canonicalize_name(req.name)
+        if key in found:
+            continue
+        dist = importlib.metadata.distribution(req.name)
+        assert req.specifier.contains(dist.version, prereleases=True), f"{req} but the test venv has {dist.version}"
+        found[key] = dist
+        todo += [Requirement(line) for line in dist.requires or ()]
+    assert "torch" not in found
+    return list(found.values())
+
+
+def _outside() -> dict[str, str]:
+    """The environment of the clean venv's processes: nothing that would put the checkout on their path."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+
+
 def _run(python: Path, code: str, cwd: Path) -> str:
-    done = subprocess.run([str(python), "-c", code], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run([str(python), "-c", code], cwd=cwd, capture_output=True, text=True, env=_outside())
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def test_the_wheel_holds_the_tables_the_type_marker_and_the_licence(clean_venv):
-    import zipfile
-
     _, wheel, _ = clean_venv
     names = set(zipfile.ZipFile(wheel).namelist())
     for table in data.list_tables():
@@ -139,6 +205,7 @@ def test_the_installed_command_audits_a_shipped_leaderboard(clean_venv, tmp_path
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        env=_outside(),
     )
     assert done.returncode == 0, done.stderr
     assert "can be ranked first" in done.stdout  # the verdict's possible-winners sentence
@@ -153,5 +220,7 @@ def test_the_installed_command_audits_a_shipped_leaderboard(clean_venv, tmp_path
     assert rankings["ranking"][0] == str(bv.mean_score(board).idxmax())
     page = (tmp_path / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
-    bad = subprocess.run([str(command), "audit", "missing.csv"], cwd=tmp_path, capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(command), "audit", "missing.csv"], cwd=tmp_path, capture_output=True, text=True, env=_outside()
+    )
     assert bad.returncode == 2 and bad.stderr.startswith("benchvote audit: error: cannot read")
