@@ -1,4 +1,6 @@
-"""Debian's Chromium for the browser tests: where it is and how it is started (headless, no network of its own)."""
+"""Debian's Chromium for the browser tests: where it is, how it is started (headless, no network of its own), and
+axe-core run in one of its pages (``test_accessibility.py`` and ``test_site.py``, which share page loads).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
     "--headless",
@@ -49,3 +52,46 @@ def offline_page(path: Path) -> Iterator[tuple[Any, list[str], list[str], list[s
             yield page, errors, requests, dialogs
         finally:
             browser.close()
+
+
+#: axe-core, from npm with the site's other browser files (``scripts/fetch_web_assets.py``), outside the site.
+AXE = ROOT / "_build" / "test_assets" / "axe.min.js"
+#: The WCAG 2.1 A/AA rules checked.
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: The rules whose result depends on the colour scheme (axe-core's "color" category within :data:`TAGS`).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+#: The settings of the book that run every rule; the other two run :data:`COLOUR_RULES` only (why: the docstring
+#: of ``test_accessibility.py``).
+EVERY_RULE = {(1280, "light"), (390, "dark")}
+
+_RUN = """async ([tags, only]) => {
+  const scope = only.length ? {type: 'rule', values: only} : {type: 'tag', values: tags};
+  const result = await axe.run(document, {runOnly: scope, resultTypes: ['violations']});
+  return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => `${v.id} (${v.impact}, ${v.nodes.length} nodes): `
+      + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
+}"""
+
+
+def axe_script() -> Path:
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run `python scripts/fetch_web_assets.py` (part of `make book`)")
+    return AXE
+
+
+def serious_violations(page, only: list[str] | None = None) -> list[str]:
+    """axe-core's serious and critical WCAG 2.1 A/AA violations on the page, one line per rule (``only``: these)."""
+    page.add_script_tag(path=str(axe_script()))
+    return page.evaluate(_RUN, [TAGS, only or []])
+
+
+def book_violations(page, width: int, scheme: str) -> list[str]:
+    """:func:`serious_violations` of a page of the book at a setting: every rule or the colour rules (EVERY_RULE).
+
+    The page must be as loaded (nothing clicked yet) with the book's accessibility repairs done (``a11y.js``).
+    """
+    page.wait_for_function("() => document.documentElement.dataset.bvA11y === 'complete'")  # a11y.js
+    assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
+    found = serious_violations(page, None if (width, scheme) in EVERY_RULE else COLOUR_RULES)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    return found

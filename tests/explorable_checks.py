@@ -37,6 +37,23 @@ def set_range(slider, value) -> None:
     )
 
 
+def set_boxes(boxes, want: list[bool]) -> None:
+    """Tick (True) or clear each check box of ``boxes`` as a reader does: a click on every box that must change.
+
+    One read of every box's state first: a box already as wanted costs no round trip to the browser.
+    """
+    now = boxes.evaluate_all("bs => bs.map(b => b.checked)")
+    assert len(now) == len(want), (len(now), len(want))
+    for k, (is_on, on) in enumerate(zip(now, want)):
+        if is_on != on:
+            boxes.nth(k).set_checked(on)
+
+
+def row_cells(rows) -> list[list[str]]:
+    """The text of every cell (``td``) of every row, in one round trip."""
+    return rows.evaluate_all("rs => rs.map(r => Array.from(r.querySelectorAll('td')).map(c => c.innerText))")
+
+
 def chart_state(root) -> str:
     """Everything the explorable draws (its charts and summary), to tell whether a control changed it."""
     return root.evaluate("e => [...e.querySelectorAll('.bv-slot, .bv-summary')].map(n => n.innerHTML).join('|')")
@@ -57,8 +74,7 @@ def check_model_toggle(root, rng: np.random.Generator, settings: int = 5) -> int
     while len(choices) < settings:
         choices.append({int(i) for i in np.flatnonzero(rng.random(k) < 0.5)})
     for chosen in choices:
-        for i in range(k):
-            boxes.nth(i).set_checked(i in chosen)
+        set_boxes(boxes, [i in chosen for i in range(k)])
         v = view(root)
         added = [d["pool"][i] for i in sorted(chosen)]
         assert v["added"] == added
@@ -117,10 +133,9 @@ def _check_toggle_numbers(root, d, frame, added, expected, v, tau) -> None:
         assert abs(int(num) / int(den or 1) - rate) < 1e-12, (text, rate)
     # the table prints every rate, in the base order of the protected models
     rows = root.locator("table[data-table=rates] tr[data-model]")
-    assert rows.count() == len(protected)
-    for k in range(rows.count()):
-        name = rows.nth(k).get_attribute("data-model")
-        cells = rows.nth(k).locator("td").all_inner_texts()
+    names = rows.evaluate_all("rs => rs.map(r => r.dataset.model)")
+    assert len(names) == len(protected)
+    for name, cells in zip(names, row_cells(rows)):
         i = protected.index(name)
         assert cells[1].endswith(f"{base[i]:.4f}") and cells[2].endswith(f"{rates[i]:.4f}"), (name, cells)
     # the summary sorts the changed pairs, and says what the Kendall tau distance counts
@@ -168,10 +183,10 @@ def check_label_noise(root, rng: np.random.Generator, settings: int = 5) -> int:
         values = np.asarray(d["values"], dtype=float)
         means = values @ alpha / alpha.sum()
         assert np.allclose(v["means"], means, rtol=0, atol=1e-12)
-        rows = root.locator("table[data-table=means] tr[data-model]")
-        assert rows.count() == len(shown)
+        table = row_cells(root.locator("table[data-table=means] tr[data-model]"))
+        assert len(table) == len(shown)
         for q, i in enumerate(shown):  # the table prints the numbers the ranks come from
-            cells = rows.nth(q).locator("td").all_inner_texts()
+            cells = table[q]
             # the page prints with toFixed(4), which rounds a binary tie (91.28125) the other way from Python
             shown = [float(cells[1]), float(cells[2])]
             assert shown == pytest.approx([values[i].mean(), means[i]], abs=5.0001e-5), (cells, means[i])
@@ -241,8 +256,7 @@ def check_cell_knockout(root, rng: np.random.Generator, settings: int = 5) -> in
         drop = set() if s == 0 else {cells[int(i)] for i in rng.permutation(len(cells))[: 1 + s % 4]}
         if s == settings + 1:  # empty a model's row, which the library refuses
             drop = {c for c in cells if c[0] == 0}
-        for k, c in enumerate(cells):
-            boxes.nth(k).set_checked(c not in drop)
+        set_boxes(boxes, [c not in drop for c in cells])
         v = view(root)
         holed = frame.copy()
         for i, j in drop:
@@ -260,8 +274,7 @@ def check_cell_knockout(root, rng: np.random.Generator, settings: int = 5) -> in
         assert v["meanRanks"] == bv.rank(mean, tol=d["tol"]).tolist()
         assert v["bordaRanks"] == bv.rank(borda, tol=d["tol"]).tolist()
         checked += 1
-    for k in range(len(cells)):
-        boxes.nth(k).set_checked(True)
+    set_boxes(boxes, [True] * len(cells))
     return checked
 
 
@@ -322,8 +335,7 @@ def check_domains(root, rng: np.random.Generator, settings: int = 5) -> int:
     ]
     for size in sizes:
         chosen = sorted(int(k) for k in rng.permutation(len(models))[:size])
-        for k in range(len(models)):
-            boxes.nth(k).set_checked(k in chosen)
+        set_boxes(boxes, [k in chosen for k in range(len(models))])
         v = view(root)
         names = [models[k] for k in chosen]
         assert v["ticked"] == names
@@ -407,9 +419,8 @@ def perform(root, actions: list[dict]) -> None:
     for act in actions:
         if act["op"] == "boxes":
             boxes = root.locator("input[type=checkbox]")
-            for k in range(boxes.count()):
-                name = boxes.nth(k).get_attribute("name")
-                boxes.nth(k).set_checked(name in act["on"] if "on" in act else name not in act["off"])
+            names = boxes.evaluate_all("bs => bs.map(b => b.name)")
+            set_boxes(boxes, [name in act["on"] if "on" in act else name not in act["off"] for name in names])
         elif act["op"] == "click":
             root.locator(f"button[name={act['name']}]").click()
         elif act["op"] == "range":
@@ -466,8 +477,7 @@ def controls_change_charts(root) -> int:
         if which == 0 and sliders.count():
             lo, hi = (float(sliders.first.get_attribute(a)) for a in ("min", "max"))
             set_range(sliders.first, (lo + hi) / 2 + (hi - lo) / 7)
-        for k in range(boxes.count()):
-            boxes.nth(k).set_checked(which != 2)
+        set_boxes(boxes, [which != 2] * boxes.count())
 
     for button in root.locator("button").all():
         for which in range(3):

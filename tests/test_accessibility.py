@@ -1,9 +1,9 @@
 """axe-core in Chromium: no serious or critical WCAG 2.1 A/AA violation on any page of the book or in an audit report.
 
 axe-core comes from npm with the site's other browser files (``scripts/fetch_web_assets.py`` puts it in
-``_build/test_assets/``, outside the site) and is injected into each page from disk.  Every page of the
-built book is checked at 1280 and 390 px, in light and dark mode (the mode the system asks for, which
-the site follows); one browser, one context per setting, pages in sequence.
+``_build/test_assets/``, outside the site) and is injected into each page from disk (``chromium.serious_violations``).
+Every page of the built book is checked at 1280 and 390 px, in light and dark mode (the mode the system asks for,
+which the site follows), on the page as loaded.
 
 Which rules run where: the rules about colour (:data:`COLOUR_RULES`) depend on the width (which elements
 show) and on the theme (their colours), so they run in all four settings.  Every other rule reads the
@@ -11,47 +11,22 @@ document's structure, names, roles and what is visible, which the width can chan
 (both themes share one document; only colours change): each of those runs once per width, at 1280 px in
 light mode and at 390 px in dark mode.  That covers every rule in every setting it can differ in, at
 about two thirds of the cost of every rule four times.
+
+Where: a page load costs about as much as the colour rules, so the three settings that ``test_site.py`` opens
+every page in anyway (1280 px light, 390 px light and dark) run axe-core inside those tests, first thing after
+the load (``test_every_page_at_1280_px``, ``test_every_page_on_a_phone``); the fourth (1280 px, dark) is here,
+page by page.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from chromium import COLOUR_RULES, TAGS, axe_script, book_violations, serious_violations
 from test_site import PAGES, browser, server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.site
-
-ROOT = Path(__file__).resolve().parents[1]
-AXE = ROOT / "_build" / "test_assets" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-
-#: The rules whose result depends on the colour scheme (axe-core's "color" category within the tags above).
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-#: The settings that run every rule; the other two run :data:`COLOUR_RULES` only (see the module docstring).
-EVERY_RULE = {(1280, "light"), (390, "dark")}
-
-RUN = """async ([tags, only]) => {
-  const scope = only.length ? {type: 'rule', values: only} : {type: 'tag', values: tags};
-  const result = await axe.run(document, {runOnly: scope, resultTypes: ['violations']});
-  return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => `${v.id} (${v.impact}, ${v.nodes.length} nodes): `
-      + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
-}"""
-
-
-def _axe():
-    if not AXE.is_file():
-        pytest.fail(f"{AXE} is missing: run `python scripts/fetch_web_assets.py` (part of `make book`)")
-    return AXE
-
-
-def serious_violations(page, only: list[str] | None = None) -> list[str]:
-    """axe-core's serious and critical WCAG 2.1 A/AA violations on the page, one line per rule (``only``: these)."""
-    page.add_script_tag(path=str(_axe()))
-    return page.evaluate(RUN, [TAGS, only or []])
 
 
 def test_the_colour_rules_are_the_colour_dependent_rules_of_the_tags(browser):  # noqa: F811
@@ -59,7 +34,7 @@ def test_the_colour_rules_are_the_colour_dependent_rules_of_the_tags(browser):  
     page = browser.new_page()
     try:
         page.set_content("<!doctype html><html lang='en'><title>t</title><main><p>x</p></main></html>")
-        page.add_script_tag(path=str(_axe()))
+        page.add_script_tag(path=str(axe_script()))
         colour = page.evaluate(
             """tags => axe.getRules(tags).filter(r => r.tags.includes('cat.color')).map(r => r.ruleId)""", TAGS
         )
@@ -68,24 +43,18 @@ def test_the_colour_rules_are_the_colour_dependent_rules_of_the_tags(browser):  
     assert sorted(colour) == sorted(COLOUR_RULES)
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1280, 390])
-def test_no_page_has_a_serious_accessibility_violation(server, browser, width, scheme):  # noqa: F811
-    _axe()
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_has_a_serious_accessibility_violation_at_1280_px_in_dark_mode(server, browser, path):  # noqa: F811
+    """The setting no test of ``test_site.py`` opens the pages in (the other three: see the module docstring)."""
+    axe_script()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
     page = context.new_page()
-    found = {}
     try:
-        for path in PAGES:
-            page.goto(f"{server}/{path}", wait_until="networkidle")
-            page.wait_for_function("() => document.documentElement.dataset.bvA11y === 'complete'")  # a11y.js
-            assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
-            violations = serious_violations(page, None if (width, scheme) in EVERY_RULE else COLOUR_RULES)
-            if violations:
-                found[path] = violations
+        page.goto(f"{server}/{path}", wait_until="networkidle")
+        found = book_violations(page, 1280, "dark")
     finally:
         context.close()
-    assert not found, "\n".join(f"{path}: {v}" for path, vs in found.items() for v in vs)
+    assert not found, "\n".join(f"{path}: {v}" for v in found)
 
 
 def test_an_audit_report_has_no_serious_accessibility_violation(browser, tmp_path):  # noqa: F811

@@ -3,22 +3,30 @@
 Needs the output of ``make book`` in ``_build/html`` and Debian's Chromium at
 ``/usr/bin/chromium``.  Screenshots of every page are kept in
 ``_build/screenshots/``.
+
+Page loads are the cost of these tests (Chromium is CPU-bound): every page is opened once per setting
+(width, colour scheme) that a check needs, and every check of that setting runs on that one load, the
+accessibility checks of ``test_accessibility.py`` first (on the page as loaded), then the read-only checks,
+then the ones that use the controls.  Each check's failures are collected under its name and the test fails at
+its end with all of them.  The tests are parametrized by page, so that the workers of ``pytest -n`` share them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import importlib.util
 import os
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import numpy as np
 import pytest
 import yaml
-from chromium import CHROMIUM, FLAGS
+from chromium import CHROMIUM, FLAGS, book_violations
 from explorable_checks import CHECKS, check_steps, controls_change_charts
 
 pytestmark = pytest.mark.site
@@ -77,70 +85,85 @@ def browser():
         b.close()
 
 
-def visit(browser, url: str, shot: Path):
-    """Open one page; return the page object and what went wrong on the way."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+SETTLED = """() => {
+  // MathJax's first typesetting, the web fonts, and every Jupyter widget view rendered by the widget manager
+  const mathjax = !window.MathJax || !MathJax.startup || !MathJax.startup.promise ? Promise.resolve()
+    : MathJax.startup.promise;
+  const widgets = Array.from(document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]'))
+    .every(s => s.parentElement.querySelector('.jupyter-widgets'));
+  return widgets && mathjax.then(() => document.fonts.ready).then(() => true);
+}"""
+
+
+def settle(page) -> None:
+    """Wait until MathJax, the fonts and the widget manager are done (in place of a fixed sleep)."""
+    page.wait_for_function(SETTLED, polling=100)
+
+
+def open_page(browser, server: str, path: str, width: int, scheme: str):
+    """One page in a fresh context, ``width`` x 900 px, in the colour scheme the system asks for (the site follows it).
+
+    Returns the context, the page and its log: ``errors`` (console and page errors, each tagged with ``log.phase``,
+    the check under way when it came), ``network`` (failed requests, HTTP errors) and ``outside`` (requests that
+    left 127.0.0.1).
+    """
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     page = context.new_page()
-    problems: list[str] = []
-    outside: list[str] = []
-    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url} ({req.failure})"))
+    log = SimpleNamespace(phase="load", errors=[], network=[], outside=[])
+    page.on(
+        "console",
+        lambda msg: log.errors.append(f"[{log.phase}] console {msg.type}: {msg.text}") if msg.type == "error" else None,
+    )
+    page.on("pageerror", lambda exc: log.errors.append(f"[{log.phase}] page error: {exc}"))
+    page.on("requestfailed", lambda req: log.network.append(f"request failed: {req.url} ({req.failure})"))
 
     def on_request(req):
-        host = urlparse(req.url).hostname
         if req.url.startswith(("data:", "blob:", "about:")):
             return
-        if host != "127.0.0.1":
-            outside.append(req.url)
+        if urlparse(req.url).hostname != "127.0.0.1":
+            log.outside.append(req.url)
 
     def on_response(resp):
         if resp.status >= 400:
-            problems.append(f"HTTP {resp.status}: {resp.url}")
+            log.network.append(f"HTTP {resp.status}: {resp.url}")
 
     page.on("request", on_request)
     page.on("response", on_response)
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_timeout(800)  # let MathJax and the widget manager finish
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    settle(page)
+    return context, page, log
+
+
+class Findings:
+    """The failures of the checks run on one page load, each under the check's name; :meth:`done` asserts none."""
+
+    def __init__(self, where: str, log):
+        self.where, self.log, self.failed = where, log, []
+
+    @contextlib.contextmanager
+    def check(self, name: str):
+        self.log.phase = name
+        try:
+            yield
+        except AssertionError as exc:
+            self.failed.append(f"{name} ({self.where}): {exc}")
+
+    def done(self) -> None:
+        assert not self.failed, "\n".join(self.failed)
+
+
+#: Pages taller than this many screens are shot down to it (a screenshot is for people; the checks see every pixel's
+#: source in the DOM).  The API page is about forty screens, and its full-page shot cost more than every check of it.
+SHOT_SCREENS = 8
+
+
+def screenshot(page, shot: Path) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shot), full_page=True, timeout=120_000)  # the API page is very tall
-    return context, page, problems, outside
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_page_renders_offline(server, browser, path):
-    shot = SHOTS / (path.replace("/", "__").removesuffix(".html") + ".png")
-    context, page, problems, outside = visit(browser, f"{server}/{path}", shot)
-    try:
-        assert "benchvote" in page.title(), f"unexpected title {page.title()!r}"
-        assert not outside, f"requests left 127.0.0.1: {outside[:5]}"
-        assert not problems, "\n".join(problems[:10])
-        broken = page.evaluate(
-            "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
-        )
-        assert not broken, f"images that did not load: {broken}"
-        html = page.content()
-        if 'class="math' in html or "\\(" in html:
-            assert page.locator("mjx-container").count() > 0, "MathJax did not typeset the formulas"
-    finally:
-        context.close()
-
-
-def test_every_chapter_has_a_figure_with_alt_text_and_caption(server, browser):
-    for path in toc_pages():
-        if not path.startswith("notebooks/"):
-            continue
-        context = browser.new_context()
-        page = context.new_page()
-        page.goto(f"{server}/{path}", wait_until="load")
-        figures = page.locator("figure")
-        assert figures.count() > 0, f"{path} has no captioned figure"
-        for k in range(figures.count()):
-            fig = figures.nth(k)
-            for img in fig.locator("img").all():
-                assert (img.get_attribute("alt") or "").strip(), f"{path}: figure {k} image without alt text"
-            assert fig.locator("figcaption").count() == 1, f"{path}: figure {k} without caption"
-        context.close()
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    width = page.viewport_size["width"]
+    page.screenshot(
+        path=str(shot), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": min(height, SHOT_SCREENS * 900)}
+    )
 
 
 def test_chapters_offer_binder_only_with_a_repository_and_always_the_ipynb(server, browser):
@@ -177,78 +200,147 @@ EXPECTED_EXPLORABLES = {
 CONTROLS = "input:not([type=hidden]), select, textarea, button, [role=slider], [contenteditable=true]"
 
 
-def _chapter(browser, server, path):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{server}/{path}", wait_until="networkidle")
-    page.wait_for_timeout(500)
-    return context, page, errors
+#: The explorable checks on the built chapters run each control kind at two settings (and their fixed ones: both ends,
+#: every button, every position of a positional rule).  ``test_explorables.py`` drives every kind at twelve settings
+#: on tables made for it; here what is checked is the chapter's wiring: that its explorables show the library's
+#: numbers for the chapter's own data, which one move of each control already shows.
+SITE_SETTINGS = 2
+
+FIGURES = """() => Array.from(document.querySelectorAll('figure')).map(f => ({
+  alts: Array.from(f.querySelectorAll('img')).map(i => (i.getAttribute('alt') || '').trim()),
+  captions: f.querySelectorAll('figcaption').length,
+}))"""
 
 
-@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
-def test_explorables_show_the_library_numbers(server, browser, path):
-    """Drive every explorable of the chapter (at least five settings per control kind) against benchvote."""
-    context, page, errors = _chapter(browser, server, path)
+def _renders_offline(page, log, path: str) -> None:
+    assert "benchvote" in page.title(), f"unexpected title {page.title()!r}"
+    assert not log.outside, f"requests left 127.0.0.1: {log.outside[:5]}"
+    assert not log.network and not log.errors, "\n".join((log.network + log.errors)[:10])
+    broken = page.evaluate(
+        "() => Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+    )
+    assert not broken, f"images that did not load: {broken}"
+    html = page.content()
+    if 'class="math' in html or "\\(" in html:
+        assert page.locator("mjx-container").count() > 0, "MathJax did not typeset the formulas"
+
+
+def _figures_have_alt_text_and_a_caption(page, path: str) -> None:
+    figures = page.evaluate(FIGURES)
+    assert figures, f"{path} has no captioned figure"
+    for k, fig in enumerate(figures):
+        assert all(fig["alts"]), f"{path}: figure {k} image without alt text"
+        assert fig["captions"] == 1, f"{path}: figure {k} without caption"
+
+
+def _no_loose_controls(page) -> None:
+    """No enabled control in a chapter's outputs outside an explorable (the theme's copy buttons need no kernel)."""
+    loose = (
+        page.locator(".cell_output")
+        .locator(CONTROLS)
+        .evaluate_all(
+            "cs => cs.filter(c => !c.closest('.bv-explorable') && !c.classList.contains('copybtn')"
+            " && !c.disabled && c.offsetParent !== null)"
+            ".map(c => c.outerHTML.slice(0, 120))"
+        )
+    )
+    assert not loose, f"controls that cannot work without a kernel: {loose[:3]}"
+    assert page.locator(".jupyter-widgets .widget-checkbox, .jupyter-widgets .widget-slider").count() == 0
+
+
+def _explorables_mount(page, path: str) -> list[str]:
+    roots = page.locator(".bv-explorable")
+    kinds = [roots.nth(k).get_attribute("data-kind") for k in range(roots.count())]
+    assert kinds == EXPECTED_EXPLORABLES[path]
+    assert page.locator(".bv-explorable[data-mounted=yes]").count() == len(kinds)
+    return kinds
+
+
+def _labels_never_overlap(page, width: int) -> None:
+    """No two labels of a control (check boxes, sliders) overlap on screen."""
+    overlaps = page.locator(".bv-explorable").evaluate_all(OVERLAPS)
+    assert not overlaps, f"overlapping labels at {width} px: {overlaps[:5]}"
+
+
+def _guided_steps(page) -> None:
+    """Perform every "Try this" step of every explorable of the chapter, in order (on the page as loaded)."""
+    done = [check_steps(root) for root in page.locator(".bv-explorable").all()]
+    assert done and all(n >= 1 for n in done), done
+
+
+def _no_dead_controls(page) -> None:
+    """Every enabled control of the explorables changes its chart when used (on the page as loaded)."""
+    used = 0
+    for root in page.locator(".bv-explorable").all():
+        used += controls_change_charts(root)
+    assert used == page.locator(".bv-explorable").locator(CONTROLS).count()
+
+
+def _library_numbers(page, kinds: list[str], stem: str) -> None:
+    """Drive every explorable of the chapter (:data:`SITE_SETTINGS` per control kind) against benchvote."""
+    roots = page.locator(".bv-explorable")
+    for k, kind in enumerate(kinds):
+        root = roots.nth(k)
+        root.scroll_into_view_if_needed()
+        assert CHECKS[kind](root, np.random.default_rng(k), settings=SITE_SETTINGS) >= SITE_SETTINGS
+        root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_after.png"))
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_at_1280_px(server, browser, path):
+    """Every page on a desktop (1280 px, light mode), one load for every check at this setting.
+
+    - axe-core finds no serious violation (every rule; ``test_accessibility.py``), on the page as loaded;
+    - the page renders offline: its title, no request leaves 127.0.0.1, no console or page error and no failed
+      request (at any time during the test), every image loads, MathJax typesets the formulas (screenshot kept);
+    - a chapter: every figure has alt text and one caption, and no control in its outputs needs a kernel;
+    - a chapter with explorables: they mount, no two labels overlap, every guided step shows what it promises
+      (on the page as loaded); reloaded, every control changes its chart (no dead controls); then the
+      explorables show the library's numbers.
+    """
+    context, page, log = open_page(browser, server, path, 1280, "light")
+    found = Findings(f"{path}, 1280 px", log)
     try:
-        roots = page.locator(".bv-explorable")
-        kinds = [roots.nth(k).get_attribute("data-kind") for k in range(roots.count())]
-        assert kinds == EXPECTED_EXPLORABLES[path]
-        assert page.locator(".bv-explorable[data-mounted=yes]").count() == len(kinds)
-        stem = Path(path).stem
-        for k, kind in enumerate(kinds):
-            root = roots.nth(k)
-            root.scroll_into_view_if_needed()
-            root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_before.png"))
-            assert CHECKS[kind](root, np.random.default_rng(k), settings=5) >= 5
-            root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_after.png"))
-        assert not errors, errors
+        with found.check("accessibility"):
+            violations = book_violations(page, 1280, "light")
+            assert not violations, "\n".join(violations)
+        with found.check("renders offline"):
+            screenshot(page, SHOTS / (path.replace("/", "__").removesuffix(".html") + ".png"))
+            _renders_offline(page, log, path)
+        if path.startswith("notebooks/"):
+            with found.check("figures have alt text and a caption"):
+                _figures_have_alt_text_and_a_caption(page, path)
+            with found.check("no controls that need a kernel"):
+                _no_loose_controls(page)
+        if path in EXPECTED_EXPLORABLES:
+            stem = Path(path).stem
+            kinds: list[str] = []
+            with found.check("explorables mount"):
+                kinds = _explorables_mount(page, path)
+            for k, root in enumerate(page.locator(".bv-explorable").all()):
+                root.scroll_into_view_if_needed()
+                root.screenshot(path=str(SHOTS / f"explorable__{stem}_{k}_before.png"))
+            with found.check("labels never overlap"):
+                _labels_never_overlap(page, 1280)
+            with found.check("guided steps"):
+                _guided_steps(page)
+            log.phase = "reload"
+            page.reload(wait_until="networkidle")
+            settle(page)
+            with found.check("no dead controls"):
+                _no_dead_controls(page)
+            with found.check("explorables show the library numbers"):
+                _library_numbers(page, kinds, stem)
+        with found.check("no console or page error"):
+            assert not log.errors, "\n".join(log.errors[:10])
     finally:
         context.close()
+    found.done()
 
 
 def test_every_chapter_has_an_explorable():
     chapters = [p for p in toc_pages() if p.startswith("notebooks/") and not p.endswith("audit.html")]
     assert set(chapters) <= set(EXPECTED_EXPLORABLES), set(chapters) - set(EXPECTED_EXPLORABLES)
-
-
-@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
-def test_guided_steps_show_what_they_promise(server, browser, path):
-    """On a fresh page, perform every "Try this" step of every explorable of the chapter, in order."""
-    context, page, errors = _chapter(browser, server, path)
-    try:
-        done = [check_steps(root) for root in page.locator(".bv-explorable").all()]
-        assert done and all(n >= 1 for n in done), done
-        assert not errors, errors
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("path", [p for p in toc_pages() if p.startswith("notebooks/")])
-def test_no_dead_controls(server, browser, path):
-    """Every enabled control in a chapter's outputs belongs to an explorable and changes its chart when used.
-
-    The theme's copy buttons on code outputs work without a kernel and are not rank controls.
-    """
-    context, page, errors = _chapter(browser, server, path)
-    try:
-        outputs = page.locator(".cell_output")
-        loose = outputs.locator(CONTROLS).evaluate_all(
-            "cs => cs.filter(c => !c.closest('.bv-explorable') && !c.classList.contains('copybtn')"
-            " && !c.disabled && c.offsetParent !== null)"
-            ".map(c => c.outerHTML.slice(0, 120))"
-        )
-        assert not loose, f"controls that cannot work without a kernel: {loose[:3]}"
-        assert page.locator(".jupyter-widgets .widget-checkbox, .jupyter-widgets .widget-slider").count() == 0
-        used = 0
-        for root in page.locator(".bv-explorable").all():
-            used += controls_change_charts(root)
-        assert used == page.locator(".bv-explorable").locator(CONTROLS).count()
-        assert not errors, errors
-    finally:
-        context.close()
 
 
 def test_api_reference_documents_every_public_function():
@@ -348,24 +440,6 @@ def test_the_theme_sidebar_button_opens_and_closes_the_chapter_list(server, brow
         context.close()
 
 
-@pytest.mark.parametrize("path", toc_pages())
-def test_no_page_is_wider_than_a_phone(server, browser, path):
-    context, page, _ = _open(browser, server, path, 390)
-    try:
-        page.wait_for_timeout(300)
-        wide = page.evaluate("() => document.documentElement.scrollWidth")
-        culprits = page.evaluate(
-            """() => Array.from(document.querySelectorAll('.bd-article *')).filter(e => {
-                 const r = e.getBoundingClientRect(); return r.right > innerWidth + 1 && r.width > 0 &&
-                 !e.closest('.cell_output .output, .pst-scrollable-table-container, .bv-explorable, figure, pre,'
-                            + ' mjx-container, .math');
-               }).slice(0, 3).map(e => e.tagName + '.' + e.className)"""
-        )
-        assert wide <= 390, f"{path} is {wide} px wide at 390 px: {culprits}"
-    finally:
-        context.close()
-
-
 def _contrast(fg: list[float], bg: list[float]) -> float:
     def lum(c):
         lin = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in c[:3]]
@@ -386,33 +460,6 @@ COLOURS = """els => els.map(e => {
 })"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
-def test_explorables_are_legible_on_a_phone(server, browser, path, scheme):
-    """At 390 px: chart text at least 11 px on screen, button and label text readable against its background."""
-    context, page, errors = _open(browser, server, path, 390, scheme)
-    try:
-        sizes = page.evaluate(
-            """() => Array.from(document.querySelectorAll('.bv-explorable svg.bv-chart')).flatMap(svg => {
-                 const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-                 return Array.from(svg.querySelectorAll('text'))
-                   .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
-               })"""
-        )
-        assert sizes and min(sizes) >= 11, f"chart text of {min(sizes):.1f} px on a phone"
-        for what in ("button", ".bv-heading", "label", "td"):
-            for text, fg, bg in page.locator(f".bv-explorable {what}").evaluate_all(COLOURS):
-                if text:
-                    assert _contrast(fg, bg) >= 4.5, f"{what} '{text}' is hard to read in {scheme} mode ({fg} on {bg})"
-        for root in page.locator(".bv-explorable").all():
-            root.scroll_into_view_if_needed()
-            root.screenshot(path=str(SHOTS / f"phone__{Path(path).stem}_{scheme}.png"))
-            break
-        assert not errors, errors
-    finally:
-        context.close()
-
-
 OVERLAPS = """roots => roots.flatMap(root => {
   const boxes = Array.from(root.querySelectorAll('label')).filter(l => l.offsetParent)
     .map(l => { const r = document.createRange(); r.selectNodeContents(l);  // the text's own extent, not its box
@@ -423,19 +470,6 @@ OVERLAPS = """roots => roots.flatMap(root => {
   }));
   return out;
 })"""
-
-
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("path", sorted(EXPECTED_EXPLORABLES))
-def test_explorable_labels_never_overlap(server, browser, path, width):
-    """No two labels of a control (check boxes, sliders) overlap on screen, on a desktop or a phone."""
-    context, page, errors = _open(browser, server, path, width, "light")
-    try:
-        overlaps = page.locator(".bv-explorable").evaluate_all(OVERLAPS)
-        assert not overlaps, f"overlapping labels at {width} px: {overlaps[:5]}"
-        assert not errors, errors
-    finally:
-        context.close()
 
 
 def _page_contents_shown(page) -> bool:
@@ -517,32 +551,92 @@ FIGURE_TEXT = """async () => {
 }"""
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("path", [p for p in toc_pages() if p.startswith("notebooks/")])
-def test_figures_fit_a_phone_and_their_text_stays_legible(server, browser, path, scheme):
-    """At 390 px every figure shows its phone layout: inside the screen, no sideways scrolling, text >= 9 px.
+def _not_wider_than_a_phone(page, path: str) -> None:
+    wide = page.evaluate("() => document.documentElement.scrollWidth")
+    culprits = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.bd-article *')).filter(e => {
+             const r = e.getBoundingClientRect(); return r.right > innerWidth + 1 && r.width > 0 &&
+             !e.closest('.cell_output .output, .pst-scrollable-table-container, .bv-explorable, figure, pre,'
+                        + ' mjx-container, .math');
+           }).slice(0, 3).map(e => e.tagName + '.' + e.className)"""
+    )
+    assert wide <= 390, f"{path} is {wide} px wide at 390 px: {culprits}"
+
+
+def _figures_fit_a_phone(page, path: str, scheme: str) -> None:
+    """Every figure shows its phone layout: inside the screen, no sideways scrolling, text >= 9 px.
 
     The text size is measured in the SVG the page shows: each word's font size times the ratio of the
     image's width on screen to the SVG's own width.  Explorable charts fit the screen too.
     """
-    context, page, errors = _open(browser, server, path, 390, scheme)
+    figures = page.evaluate(FIGURE_TEXT)
+    assert figures, f"{path}: no figure shown at 390 px"
+    for fig in figures:
+        assert fig["smallest"] is not None, f"{path}: {fig['src']} has no phone layout"
+        assert fig["smallest"] >= 9, f"{path}: text of {fig['smallest']:.1f} px in {fig['src']} at 390 px"
+        assert fig["left"] >= 0 and fig["right"] <= 390, f"{path}: {fig['src']} leaves the screen: {fig}"
+        assert not fig["scrolls"], f"{path}: {fig['src']} scrolls sideways"
+    charts = page.locator(".bv-explorable svg").evaluate_all(
+        "svgs => svgs.filter(s => s.getBoundingClientRect().width > 0)"
+        ".map(s => [s.getBoundingClientRect().left, s.getBoundingClientRect().right])"
+    )
+    assert all(left >= 0 and right <= 390 for left, right in charts), f"{path}: a chart leaves the screen {charts}"
+    for k, fig in enumerate(page.locator(".bd-article figure").all()):
+        fig.scroll_into_view_if_needed()
+        fig.screenshot(path=str(SHOTS / f"phone_figure__{Path(path).stem}_{k}_{scheme}.png"))
+
+
+def _explorables_legible(page, path: str, scheme: str) -> None:
+    """Chart text at least 11 px on screen, button and label text readable against its background."""
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.bv-explorable svg.bv-chart')).flatMap(svg => {
+             const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+             return Array.from(svg.querySelectorAll('text'))
+               .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+           })"""
+    )
+    assert sizes and min(sizes) >= 11, f"chart text of {min(sizes):.1f} px on a phone"
+    for what in ("button", ".bv-heading", "label", "td"):
+        for text, fg, bg in page.locator(f".bv-explorable {what}").evaluate_all(COLOURS):
+            if text:
+                assert _contrast(fg, bg) >= 4.5, f"{what} '{text}' is hard to read in {scheme} mode ({fg} on {bg})"
+    for root in page.locator(".bv-explorable").all():
+        root.scroll_into_view_if_needed()
+        root.screenshot(path=str(SHOTS / f"phone__{Path(path).stem}_{scheme}.png"))
+        break
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_on_a_phone(server, browser, path, scheme):
+    """Every page at 390 px, in light and dark mode, one load for every check at this setting.
+
+    - axe-core finds no serious violation (the colour rules in light mode, every rule in dark mode:
+      ``test_accessibility.py``), on the page as loaded; no page error;
+    - a page of the book is not wider than the phone;
+    - a chapter: every figure fits the phone and its text stays legible (screenshots kept);
+    - a chapter with explorables: they are legible (chart text, contrast of their words), and no two labels
+      overlap.
+    """
+    context, page, log = open_page(browser, server, path, 390, scheme)
+    found = Findings(f"{path}, 390 px, {scheme}", log)
     try:
-        page.wait_for_timeout(300)
-        figures = page.evaluate(FIGURE_TEXT)
-        assert figures, f"{path}: no figure shown at 390 px"
-        for fig in figures:
-            assert fig["smallest"] is not None, f"{path}: {fig['src']} has no phone layout"
-            assert fig["smallest"] >= 9, f"{path}: text of {fig['smallest']:.1f} px in {fig['src']} at 390 px"
-            assert fig["left"] >= 0 and fig["right"] <= 390, f"{path}: {fig['src']} leaves the screen: {fig}"
-            assert not fig["scrolls"], f"{path}: {fig['src']} scrolls sideways"
-        charts = page.locator(".bv-explorable svg").evaluate_all(
-            "svgs => svgs.filter(s => s.getBoundingClientRect().width > 0)"
-            ".map(s => [s.getBoundingClientRect().left, s.getBoundingClientRect().right])"
-        )
-        assert all(left >= 0 and right <= 390 for left, right in charts), f"{path}: a chart leaves the screen {charts}"
-        for k, fig in enumerate(page.locator(".bd-article figure").all()):
-            fig.scroll_into_view_if_needed()
-            fig.screenshot(path=str(SHOTS / f"phone_figure__{Path(path).stem}_{k}_{scheme}.png"))
-        assert not errors, errors
+        with found.check("accessibility"):
+            violations = book_violations(page, 390, scheme)
+            assert not violations, "\n".join(violations)
+        if path in toc_pages():
+            with found.check("not wider than a phone"):
+                _not_wider_than_a_phone(page, path)
+        if path.startswith("notebooks/"):
+            with found.check("figures fit a phone and their text stays legible"):
+                _figures_fit_a_phone(page, path, scheme)
+        if path in EXPECTED_EXPLORABLES:
+            with found.check("labels never overlap"):
+                _labels_never_overlap(page, 390)
+            with found.check("explorables are legible on a phone"):
+                _explorables_legible(page, path, scheme)
+        with found.check("no page error"):
+            assert not log.errors, "\n".join(log.errors[:10])
     finally:
         context.close()
+    found.done()
