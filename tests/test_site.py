@@ -28,6 +28,7 @@ import pytest
 import yaml
 from chromium import CHROMIUM, FLAGS, book_violations
 from explorable_checks import CHECKS, check_steps, controls_change_charts
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.site
 
@@ -398,15 +399,25 @@ def _open(browser, server, path, width, scheme="light"):
     return context, page, errors
 
 
+SIDEBAR_SHOWN = """() => Array.from(document.querySelectorAll('.bd-docs-nav a')).some(a => {
+  const r = a.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
+    && getComputedStyle(a).visibility !== 'hidden';
+})"""
+
+
 def _sidebar_shown(page) -> bool:
     """A link of the chapter list is on screen (in the sidebar or in the theme's sidebar dialog)."""
-    return page.evaluate(
-        """() => Array.from(document.querySelectorAll('.bd-docs-nav a')).some(a => {
-             const r = a.getBoundingClientRect();
-             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth
-               && getComputedStyle(a).visibility !== 'hidden';
-           })"""
-    )
+    return page.evaluate(SIDEBAR_SHOWN)
+
+
+def _turns(page, probe: str, want: bool) -> bool:
+    """Whether ``probe`` (a JavaScript function of no argument) returns ``want`` within 5 s (the theme animates)."""
+    try:
+        page.wait_for_function(f"() => ({probe})() === {str(want).lower()}", timeout=5000)
+    except PlaywrightTimeout:
+        return False
+    return True
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -419,19 +430,17 @@ def test_the_theme_sidebar_button_opens_and_closes_the_chapter_list(server, brow
         shown = _sidebar_shown(page)
         assert shown == (width >= 960), "the chapter list starts open on a desktop and closed on a phone"
         toggle.click()
-        page.wait_for_timeout(400)
-        assert _sidebar_shown(page) != shown, "the sidebar button did nothing"
+        assert _turns(page, SIDEBAR_SHOWN, not shown), "the sidebar button did nothing"
         page.screenshot(path=str(SHOTS / f"sidebar__{width}_{scheme}.png"))
         if width < 960:
             assert page.evaluate("() => document.getElementById('pst-primary-sidebar-modal').open")
             page.keyboard.press("Escape")
         else:
             toggle.click()
-        page.wait_for_timeout(400)
-        assert _sidebar_shown(page) == shown, "the sidebar did not come back to where it started"
+        assert _turns(page, SIDEBAR_SHOWN, shown), "the sidebar did not come back to where it started"
         if width < 960:  # and the chapter list can be used: a link in the dialog leads to another page
             toggle.click()
-            page.wait_for_timeout(300)
+            assert _turns(page, SIDEBAR_SHOWN, True), "the sidebar button did nothing the second time"
             page.locator("#pst-primary-sidebar-modal .bd-docs-nav a:visible").last.click()
             page.wait_for_load_state("networkidle")
             assert not page.url.endswith(CHAPTER)
@@ -472,15 +481,16 @@ OVERLAPS = """roots => roots.flatMap(root => {
 })"""
 
 
+CONTENTS_SHOWN = """() => Array.from(document.querySelectorAll('.bd-toc-nav a, #pst-page-toc-nav a')).some(a => {
+  const r = a.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth && r.top < innerHeight
+    && r.bottom > 0 && getComputedStyle(a).visibility !== 'hidden';
+})"""
+
+
 def _page_contents_shown(page) -> bool:
     """A link of the page's contents ("On this page") is on screen."""
-    return page.evaluate(
-        """() => Array.from(document.querySelectorAll('.bd-toc-nav a, #pst-page-toc-nav a')).some(a => {
-             const r = a.getBoundingClientRect();
-             return r.width > 0 && r.height > 0 && r.right > 0 && r.left < innerWidth && r.top < innerHeight
-               && r.bottom > 0 && getComputedStyle(a).visibility !== 'hidden';
-           })"""
-    )
+    return page.evaluate(CONTENTS_SHOWN)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -491,20 +501,17 @@ def test_the_page_contents_button_opens_and_closes_the_contents_on_a_phone(serve
         assert toggle.count() == 1, "the theme shows one page-contents button on a phone"
         assert not _page_contents_shown(page), "the page's contents start closed on a phone"
         toggle.click()
-        page.wait_for_timeout(400)
-        assert _page_contents_shown(page), "the page-contents button did nothing"
+        assert _turns(page, CONTENTS_SHOWN, True), "the page-contents button did nothing"
         assert toggle.get_attribute("aria-expanded") == "true"
         page.screenshot(path=str(SHOTS / f"page_contents__390_{scheme}.png"))
         page.keyboard.press("Escape")
-        page.wait_for_timeout(400)
-        assert not _page_contents_shown(page), "Escape did not close the page's contents"
+        assert _turns(page, CONTENTS_SHOWN, False), "Escape did not close the page's contents"
         toggle.click()
-        page.wait_for_timeout(300)
+        assert _turns(page, CONTENTS_SHOWN, True), "the page-contents button did nothing the second time"
         link = page.locator("#pst-secondary-sidebar-modal nav a:visible").nth(1)
         target = link.get_attribute("href")
         link.click()
-        page.wait_for_timeout(500)
-        assert not _page_contents_shown(page), "following a link of the contents left them open"
+        assert _turns(page, CONTENTS_SHOWN, False), "following a link of the contents left them open"
         assert page.url.endswith(target) and toggle.get_attribute("aria-expanded") == "false"
         assert not errors, errors
     finally:
