@@ -73,7 +73,9 @@ class Result(TypedDict):
     scope: str
     method: str
     n_tasks: int
-    distinct_redraws: int
+    #: How many different tables the bootstrap can draw; reported below :data:`FEW_TASKS` tasks only, where it
+    #: bounds the intervals' resolution (at 10,000 tasks it has over 6,000 digits: no JSON reader keeps it).
+    distinct_redraws: int | None
 
 
 def distinct_redraws(n: int) -> int:
@@ -167,7 +169,7 @@ def fields_of(ctx: Context, r: RankIntervals, order: list, adjacent: int, scope:
         "scope": scope,
         "method": method,
         "n_tasks": int(ctx.work.shape[1]),
-        "distinct_redraws": distinct_redraws(int(ctx.work.shape[1])),
+        "distinct_redraws": distinct_redraws(int(ctx.work.shape[1])) if ctx.work.shape[1] < FEW_TASKS else None,
     }
 
 
