@@ -67,6 +67,11 @@ class ScoreMatrix:
         return ~np.isnan(self.values)
 
 
+def numbered(n: int, word: str, many: str | None = None) -> str:
+    """``word`` in the number ``n`` asks for: messages never say "task(s)" or "have" of one model."""
+    return word if n == 1 else (many or word + "s")
+
+
 def _describe_cells(mask: np.ndarray, models: Sequence[str], tasks: Sequence[str], limit: int = 5) -> str:
     rows, cols = np.nonzero(mask)
     cells = [f"({models[i]!s}, {tasks[j]!s})" for i, j in zip(rows[:limit], cols[:limit])]
@@ -118,7 +123,8 @@ def as_score_matrix(
         values = as_float_array(scores, name, "a models x tasks table (array or DataFrame)")
         if values.ndim != 2:
             raise ValueError(
-                f"{name} must be a 2-D models x tasks table, got an array with {values.ndim} dimension(s)"
+                f"{name} must be a 2-D models x tasks table, got an array with {values.ndim} "
+                f"{numbered(values.ndim, 'dimension')}"
                 + (" (use scores[:, None] for a single task)" if values.ndim == 1 else "")
             )
         models = list(range(values.shape[0]))
@@ -129,14 +135,14 @@ def as_score_matrix(
     if m < min_models:
         raise ValueError(f"{name} needs at least {min_models} models (rows), got {m}")
     if n < min_tasks:
-        raise ValueError(f"{name} needs at least {min_tasks} task(s) (columns), got {n}")
+        raise ValueError(f"{name} needs at least {min_tasks} {numbered(min_tasks, 'task')} (columns), got {n}")
     if np.isinf(values).any():
         raise ValueError(f"{name} contains infinite values at {_describe_cells(np.isinf(values), models, tasks)}")
     missing = np.isnan(values)
     if missing.any():
         if not allow_nan:
             raise ValueError(
-                f"{name} contains {int(missing.sum())} missing value(s) (NaN) at "
+                f"{name} contains {int(missing.sum())} missing {numbered(int(missing.sum()), 'value')} (NaN) at "
                 f"{_describe_cells(missing, models, tasks)}; this measure needs complete data "
                 "(see benchvote.missing for rankings that handle missing scores)"
             )
@@ -144,7 +150,8 @@ def as_score_matrix(
             empty = missing.all(axis=1)
             if empty.any():
                 names = [models[i] for i in np.flatnonzero(empty)]
-                raise ValueError(f"{name}: model(s) {names[:5]} have no observed score on any task")
+                who = f"{numbered(len(names), 'model')} {names[:5]} {numbered(len(names), 'has', 'have')}"
+                raise ValueError(f"{name}: {who} no observed score on any task")
     return ScoreMatrix(values, models, tasks, labelled)
 
 
@@ -159,7 +166,8 @@ def check_frame(frame: pd.DataFrame, name: str, axis_names: tuple[str, str]) -> 
     bad = [(c, t) for c, t in zip(frame.columns, frame.dtypes) if t in odd] if odd else []
     if bad:
         raise ValueError(
-            f"{name} must be numeric; column(s) {[c for c, _ in bad[:5]]} have non-numeric dtype "
+            f"{name} must be numeric; {numbered(len(bad), 'column')} {[c for c, _ in bad[:5]]} "
+            f"{numbered(len(bad), 'has a', 'have')} non-numeric dtype "
             f"({', '.join(str(t) for _, t in bad[:5])})"
         )
 
@@ -187,7 +195,7 @@ def as_direction(higher_is_better: Any, n_tasks: int, tasks: Sequence[str] | Non
     if isinstance(higher_is_better, pd.Series) and tasks is not None:
         missing = [t for t in tasks if t not in higher_is_better.index]
         if missing:
-            raise ValueError(f"higher_is_better has no entry for task(s) {missing[:5]}")
+            raise ValueError(f"higher_is_better has no entry for {numbered(len(missing), 'task')} {missing[:5]}")
         arr = higher_is_better.loc[list(tasks)].to_numpy()
     else:
         arr = np.asarray(higher_is_better)
@@ -223,7 +231,8 @@ def as_vector(
     if np.isinf(arr).any():
         raise ValueError(f"{name} contains infinite values")
     if not allow_nan and np.isnan(arr).any():
-        raise ValueError(f"{name} contains {int(np.isnan(arr).sum())} missing value(s) (NaN)")
+        holes = int(np.isnan(arr).sum())
+        raise ValueError(f"{name} contains {holes} missing {numbered(holes, 'value')} (NaN)")
     return arr
 
 

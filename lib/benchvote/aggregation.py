@@ -24,6 +24,7 @@ from ._validation import (
     check_nan_policy,
     check_tol,
     direction_of,
+    numbered,
     split_table,
     wrap_models,
 )
@@ -227,7 +228,10 @@ def mean_score(
     den = seen.astype(float) @ w
     if (den <= 0).any():
         bad = [mat.models[i] for i in np.flatnonzero(den <= 0)]
-        raise ValueError(f"model(s) {bad[:5]} have no score on a task with positive weight")
+        raise ValueError(
+            f"{numbered(len(bad), 'model')} {bad[:5]} {numbered(len(bad), 'has', 'have')} no score on a task with "
+            "positive weight"
+        )
     return wrap_models(num / den, mat, "mean_score")
 
 

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, split_table
+from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, numbered, split_table
 from .aggregation import _pairwise_counts, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
@@ -280,9 +280,9 @@ def field_margins(
     protected = as_label_list(protected, "protected", scores.index)
     pool = as_label_list(pool, "pool", scores.index)
     if set(protected) & set(pool):
-        raise ValueError(
-            f"model(s) {sorted(map(str, set(protected) & set(pool)))[:5]} are both protected and in the pool"
-        )
+        both = sorted(map(str, set(protected) & set(pool)))
+        who = f"{numbered(len(both), 'model')} {both[:5]} {numbered(len(both), 'is', 'are')}"
+        raise ValueError(f"{who} both protected and in the pool")
     if len(protected) < 2:
         raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
     field = scores.loc[protected + pool]

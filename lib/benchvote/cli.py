@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from ._repository import repository_url
+from ._validation import numbered
 from .audit import summary  # the lines the command prints (also the audit chapter's name for them)
 from .audit._budget import BUDGETS, DEFAULT_BUDGET, describe
 from .audit._text import plural
@@ -73,14 +74,9 @@ class InputError(ValueError):
     """A problem with the input file or the options; the message names it."""
 
 
-def _noun(items: list, word: str) -> str:
-    """``word`` in the number of ``items`` (error messages never say "task(s)")."""
-    return word if len(items) == 1 else word + "s"
-
-
 def _these(items: list, word: str) -> str:
     """ "task name appears" or "task names appear", as many as ``items``."""
-    return f"{_noun(items, word)} {'appears' if len(items) == 1 else 'appear'}"
+    return f"{numbered(len(items), word)} {numbered(len(items), 'appears', 'appear')}"
 
 
 def _number(text: str, where: str) -> float:
@@ -230,7 +226,7 @@ def _long(
     allowed = {"model", "task", "score", "instance"}
     extra = [h for h in header if h.lower() not in allowed]
     if extra:
-        unknown = f"unknown {_noun(extra, 'column')} {', '.join(extra)}"
+        unknown = f"unknown {numbered(len(extra), 'column')} {', '.join(extra)}"
         raise InputError(f"{path}: {unknown} in a long table (model, task, score, instance)")
     twice = _repeated(lowered)
     if twice:
@@ -740,7 +736,7 @@ def _weights(text: str | None, scores: pd.DataFrame) -> dict[str, float] | None:
         out[task] = _number(str(weight).strip(), f"--weights, task {task!r}")
     unknown = [t for t in out if t not in scores.columns]
     if unknown:
-        raise InputError(f"--weights names unknown {_noun(unknown, 'task')}: {', '.join(unknown[:5])}")
+        raise InputError(f"--weights names unknown {numbered(len(unknown), 'task')}: {', '.join(unknown[:5])}")
     return out
 
 

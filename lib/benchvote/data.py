@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._validation import numbered
+
 __all__ = [
     "Leaderboard",
     "list_leaderboards",
@@ -118,12 +120,12 @@ class Leaderboard:
         if models is not None:
             unknown = [x for x in models if x not in scores.index]
             if unknown:
-                raise KeyError(f"unknown model(s) {unknown[:5]} in leaderboard {self.name!r}")
+                raise KeyError(f"unknown {numbered(len(unknown), 'model')} {unknown[:5]} in leaderboard {self.name!r}")
             scores = scores.loc[list(models)]
         if tasks is not None:
             unknown = [t for t in tasks if t not in scores.columns]
             if unknown:
-                raise KeyError(f"unknown task(s) {unknown[:5]} in leaderboard {self.name!r}")
+                raise KeyError(f"unknown {numbered(len(unknown), 'task')} {unknown[:5]} in leaderboard {self.name!r}")
             scores = scores.loc[:, list(tasks)]
         return replace(self, scores=scores, higher_is_better=self.higher_is_better.loc[list(scores.columns)])
 
@@ -173,8 +175,8 @@ def _unique_labels(labels: list[str], notes: list[str]) -> list[str]:
             out.append(lab)
     if renamed:
         notes.append(
-            f"{len(renamed)} repeated model name(s) got a suffix '#k' in order of appearance: {renamed[:4]}"
-            + (" ..." if len(renamed) > 4 else "")
+            f"{len(renamed)} repeated model {numbered(len(renamed), 'name')} got a suffix '#k' in order of appearance: "
+            f"{renamed[:4]}" + (" ..." if len(renamed) > 4 else "")
         )
     return out
 
@@ -204,13 +206,17 @@ def _drop_unscored(df: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     empty = df.isna().all(axis=1)
     if empty.any():
         notes.append(
-            f"dropped {int(empty.sum())} model(s) without a score on any task of this group: "
+            f"dropped {int(empty.sum())} {numbered(int(empty.sum()), 'model')} without a score on any task of "
+            "this group: "
             f"{list(df.index[empty])[:4]}" + (" ..." if empty.sum() > 4 else "")
         )
         df = df.loc[~empty]
     full_nan_tasks = df.columns[df.isna().all(axis=0)]
     if len(full_nan_tasks):
-        notes.append(f"dropped {len(full_nan_tasks)} task(s) without any score: {list(full_nan_tasks)[:4]}")
+        notes.append(
+            f"dropped {len(full_nan_tasks)} {numbered(len(full_nan_tasks), 'task')} without any score: "
+            f"{list(full_nan_tasks)[:4]}"
+        )
         df = df.drop(columns=full_nan_tasks)
     return df
 
@@ -346,8 +352,8 @@ def _load_helm(group: str):
     higher = pd.Series([not any(k in c for k in _HELM_LOWER) for c in df.columns], index=df.columns, dtype=bool)
     if (~higher).any():
         notes.append(
-            f"{int((~higher).sum())} lower-is-better task(s) (as in benchbench: ECE, representation, "
-            "stereotypes, toxic fraction, inference time)"
+            f"{int((~higher).sum())} lower-is-better {numbered(int((~higher).sum()), 'task')} (as in benchbench: ECE, "
+            "representation, stereotypes, toxic fraction, inference time)"
         )
     return df, notes, higher
 
@@ -673,7 +679,9 @@ def helm_scenarios(
     metrics = list(metrics)
     unknown = [g for g in metrics if g not in _HELM_GROUPS]
     if unknown:
-        raise KeyError(f"unknown HELM group(s) {unknown}; known groups: {', '.join(_HELM_GROUPS)}")
+        raise KeyError(
+            f"unknown HELM {numbered(len(unknown), 'group')} {unknown}; known groups: {', '.join(_HELM_GROUPS)}"
+        )
     if len(set(metrics)) != len(metrics) or len(metrics) < 2:
         raise ValueError("give at least two distinct metric groups")
     boards = {g: load(f"HELM-{g}") for g in metrics}

@@ -36,6 +36,7 @@ from ._validation import (
     check_choice,
     check_tol,
     direction_of,
+    numbered,
     split_table,
 )
 from .ranking import DEFAULT_TIE_TOLERANCE, _as_profile, rank, reversed_pairs, swap_distance
@@ -602,7 +603,10 @@ def average_rank_flips(
     candidates = as_label_list(candidates, "candidates", scores.index)
     overlap = set(models) & set(candidates)
     if overlap:
-        raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both in models and candidates")
+        raise ValueError(
+            f"{numbered(len(overlap), 'model')} {sorted(map(str, overlap))[:5]} {numbered(len(overlap), 'is', 'are')} "
+            "both in models and candidates"
+        )
     base = rank(np.asarray(borda(scores.loc[models], higher_is_better)))
     out = []
     for c in candidates:

@@ -54,7 +54,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_label_list, as_score_frame, check_choice, check_number, check_tol, split_table
+from ._validation import (
+    as_direction,
+    as_label_list,
+    as_score_frame,
+    check_choice,
+    check_number,
+    check_tol,
+    numbered,
+    split_table,
+)
 from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
 __all__ = [
@@ -248,7 +257,10 @@ def model_toggle(
     checked = as_label_list(checked, "checked", pool)
     overlap = set(protected) & set(pool)
     if overlap:
-        raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
+        raise ValueError(
+            f"{numbered(len(overlap), 'model')} {sorted(map(str, overlap))[:5]} {numbered(len(overlap), 'is', 'are')} "
+            "both protected and added"
+        )
     certificates = [as_label_list(c, "certificates", pool) for c in certificates]
     if any(not c for c in certificates):
         raise ValueError("every certificate needs at least one pool model")

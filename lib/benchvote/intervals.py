@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, split_table
+from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, numbered, split_table
 from .aggregation import _pairwise_counts, borda, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, rank
 
@@ -416,13 +416,14 @@ def instance_table(scores: Any) -> tuple[pd.DataFrame, dict]:
         raise TypeError(f"instance scores must be a DataFrame with columns {', '.join(_INSTANCE_COLUMNS)}")
     absent = [c for c in _INSTANCE_COLUMNS if c not in scores.columns]
     if absent:
-        raise ValueError(f"instance scores lack the column(s) {', '.join(absent)}")
+        raise ValueError(f"instance scores lack the {numbered(len(absent), 'column')} {', '.join(absent)}")
     values = pd.to_numeric(scores["score"], errors="coerce")
     bad = ~np.isfinite(values.to_numpy(dtype=float))
     if bad.any():
         row = scores.loc[bad].iloc[0]
         raise ValueError(
-            f"{int(bad.sum())} instance score(s) are missing or not finite numbers, e.g. model "
+            f"{int(bad.sum())} instance {numbered(int(bad.sum()), 'score is', 'scores are')} missing or not finite "
+            f"numbers, e.g. model "
             f"{row['model']!s}, task {row['task']!s}, instance {row['instance']!s}: {row['score']!r}"
         )
     keys = scores[["model", "task", "instance"]]
@@ -529,7 +530,7 @@ def instance_rank_intervals(
     if isinstance(higher_is_better, dict):
         unknown = sorted(set(map(str, higher_is_better)) - set(map(str, table.columns)))
         if unknown:
-            raise ValueError(f"higher_is_better names unknown task(s): {', '.join(unknown)}")
+            raise ValueError(f"higher_is_better names unknown {numbered(len(unknown), 'task')}: {', '.join(unknown)}")
         higher_is_better = pd.Series([higher_is_better.get(t, True) for t in table.columns], index=table.columns)
     mat = as_score_matrix(table, allow_nan=nan_policy == "omit")
     direction = direction_of(mat, higher_is_better)

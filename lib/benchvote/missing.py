@@ -49,6 +49,7 @@ from ._validation import (
     check_nan_policy,
     check_number,
     direction_of,
+    numbered,
     split_table,
     wrap_models,
 )
@@ -370,7 +371,8 @@ def two_level_borda(
     assert seen_anywhere is not None and models is not None and labelled is not None  # tasks is not empty
     if not seen_anywhere.all():
         bad = [models[i] for i in np.flatnonzero(~seen_anywhere)]
-        raise ValueError(f"model(s) {bad[:5]} have no observed score on any task")
+        who = f"{numbered(len(bad), 'model')} {bad[:5]} {numbered(len(bad), 'has', 'have')}"
+        raise ValueError(f"{who} no observed score on any task")
     task_scores = np.column_stack(per_task)
     r = rank(task_scores, tol=tol)
     values = (len(models) - r).sum(axis=1)
@@ -477,7 +479,7 @@ def _check_methods(methods: Any, known: Sequence[str]) -> list[str]:
     unknown = [m for m in methods if m not in known]
     if unknown or not methods:
         raise ValueError(
-            f"methods: unknown method(s) {unknown} (known: {', '.join(known)})"
+            f"methods: unknown {numbered(len(unknown), 'method')} {unknown} (known: {', '.join(known)})"
             if unknown
             else "methods must name at least one method"
         )

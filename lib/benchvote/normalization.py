@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, direction_of, split_table
+from ._validation import as_score_matrix, direction_of, numbered, split_table
 
 __all__ = ["dynamic_range", "random_baseline", "min_max", "relative_to_baseline"]
 
@@ -25,7 +25,7 @@ def _per_task(value: Any, n: int, tasks: list, name: str) -> np.ndarray:
     if isinstance(value, pd.Series):
         missing = [t for t in tasks if t not in value.index]
         if missing:
-            raise ValueError(f"{name} has no entry for task(s) {missing[:5]}")
+            raise ValueError(f"{name} has no entry for {numbered(len(missing), 'task')} {missing[:5]}")
         arr = value.loc[tasks].to_numpy(dtype=float)
     else:
         arr = (
@@ -194,7 +194,7 @@ def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFr
     largest = np.nanmax(mat.values, axis=0)
     if (largest <= smallest).any():
         bad = [mat.tasks[j] for j in np.flatnonzero(largest <= smallest)]
-        raise ValueError(f"constant task(s) {bad[:5]}: min-max normalisation is undefined")
+        raise ValueError(f"constant {numbered(len(bad), 'task')} {bad[:5]}: min-max normalisation is undefined")
     worst = np.where(direction, smallest, largest)
     best = np.where(direction, largest, smallest)
     return dynamic_range(scores, direction, low=worst, high=best)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, split_table
+from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, numbered, split_table
 from ..rules import RULES
 from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError, NotDefined, as_input_error
@@ -160,7 +160,8 @@ def check_weights(weights: Any) -> dict[str, float] | None:
     bad = [t for t, v in out.items() if not (np.isfinite(v) and v > 0)]
     if bad:
         raise AuditInputError(
-            f"weights must be positive and finite; task(s) {', '.join(bad[:5])} have another weight "
+            f"weights must be positive and finite; {numbered(len(bad), 'task')} {', '.join(bad[:5])} "
+            f"{numbered(len(bad), 'has', 'have')} another weight "
             "(leave a task out of the table to give it no weight)"
         )
     return out
@@ -188,7 +189,10 @@ def cardinal_transform(work: pd.DataFrame, table: pd.DataFrame, options: Options
             raise AuditInputError(f"weights name unknown task(s): {', '.join(unknown[:5])}")
         absent = [t for t in tasks if t not in options.weights]
         if absent:
-            raise AuditInputError(f"weights give no weight to task(s) {', '.join(absent[:5])}; give every task one")
+            raise AuditInputError(
+                f"weights give no weight to {numbered(len(absent), 'task')} {', '.join(absent[:5])}; "
+                "give every task one"
+            )
         weights = pd.Series([options.weights[str(t)] for t in work.columns], index=[str(t) for t in work.columns])
     return Cardinal(options.normalize, options.tol, row, weights)
 
@@ -300,7 +304,9 @@ def check_magnitude(table: pd.DataFrame) -> None:
     big = [t for t, v in zip(table.columns, size) if v > bound]
     if big:
         raise AuditInputError(
-            f"task(s) {_listed(big)} have scores beyond {bound:.3g} in absolute value: sums of the "
+            f"{numbered(len(big), 'task')} {_listed(big)} {numbered(len(big), 'has', 'have')} scores beyond "
+            f"{bound:.3g} "
+            "in absolute value: sums of the "
             f"{max(table.shape)} scores of a row or a column would overflow; rescale them (e.g. divide by 1e300)"
         )
 
@@ -327,7 +333,8 @@ def split_costs(table: pd.DataFrame, direction: pd.Series, costs: Any) -> tuple[
     quality = [t for t in table.columns if t not in names]
     if names and len(quality) < 2:
         raise AuditInputError(
-            f"the audit needs two tasks besides the cost column(s) {', '.join(map(str, names))}; "
+            f"the audit needs two tasks besides the cost {numbered(len(names), 'column')} "
+            f"{', '.join(map(str, names))}; "
             f"the table has {len(quality)}"
         )
     return table[quality], direction[quality], table[names]

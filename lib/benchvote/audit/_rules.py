@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import numbered
 from ..aggregation import mean_score
 from ..ranking import DEFAULT_TIE_TOLERANCE, rank
 from ..rules import RULES, Rule, _geometric, mean_ranks
@@ -59,7 +60,10 @@ def standardised(work: pd.DataFrame, hib: pd.Series) -> pd.DataFrame:
     std = x.std(axis=0)
     bad = [str(t) for t, s in zip(work.columns, std) if not (np.isfinite(s) and s > 0)]
     if bad:
-        raise NotDefined(f"task(s) {', '.join(bad[:5])} have no spread that floating point can standardise")
+        raise NotDefined(
+            f"{numbered(len(bad), 'task')} {', '.join(bad[:5])} {numbered(len(bad), 'has', 'have')} no spread that "
+            "floating point can standardise"
+        )
     return pd.DataFrame(x / std, index=work.index, columns=work.columns)
 
 

@@ -22,6 +22,7 @@ from .._validation import (
     check_tol,
     constant_tasks,
     direction_of,
+    numbered,
     split_table,
 )
 from ..ranking import (
@@ -87,7 +88,8 @@ def _check_no_constant_task(mat: Any, tol: float) -> None:
     if const.any():
         bad = [mat.tasks[j] for j in np.flatnonzero(const)]
         raise ValueError(
-            f"scores has constant task(s) {bad[:5]}: every model ties on them (spread <= tol = {tol:g}), "
+            f"scores has constant {numbered(len(bad), 'task')} {bad[:5]}: every model ties on them "
+            f"(spread <= tol = {tol:g}), "
             "so label noise cannot change them and the weight box is undefined; remove them first"
         )
 

@@ -82,7 +82,8 @@ def compute(ctx: Context, done: dict) -> Output:
         apart = [str(t) for t in tasks if t not in work.columns]
         if len(used) < 2:
             reason = (
-                f"{len(used)} of its {len(tasks)} task(s) order the complete part (the others are constant or "
+                f"{len(used)} of its {len(tasks)} {'task orders' if len(used) == 1 else 'tasks order'} the complete "
+                "part (the others are constant or "
                 "left out for missing scores); a ranking needs two"
             )
             skipped.append({"group": g, "tasks": names(tasks), "reason": reason})
