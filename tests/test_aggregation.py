@@ -100,7 +100,7 @@ class TestMeanWinRate:
         wins, compared = brute_counts(table)
         off = ~np.eye(table.shape[0], dtype=bool)
         if (compared[off] == 0).any():
-            with pytest.raises(ValueError, match="share no task"):
+            with pytest.raises(ValueError, match="shares? no task"):
                 mean_win_rate(table)
             return
         assert np.allclose(mean_win_rate(table), brute_strict(table))
@@ -184,7 +184,7 @@ class TestMeanWinRate:
             mean_win_rate([[1.0], [2.0]], convention="HELM")
         with pytest.raises(ValueError, match="no observed score"):
             mean_win_rate([[1.0, 2.0], [np.nan, np.nan]])
-        with pytest.raises(ValueError, match="share no task"):
+        with pytest.raises(ValueError, match="shares? no task"):
             mean_win_rate([[1.0, np.nan], [np.nan, 2.0], [0.0, 1.0]])
         with pytest.raises(ValueError, match="one entry per task"):
             mean_win_rate(np.ones((3, 2)), higher_is_better=[True, False, True])

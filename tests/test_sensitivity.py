@@ -1367,6 +1367,11 @@ class TestSearch:
         w = np.asarray(r.weights)
         assert r.method == "search" and w.max() == 1.0 and (w > 0).all()
 
+    def test_a_table_where_every_model_ties_is_proven_at_zero(self):
+        """Found by the property above: two models tied by the mean left the bound unset (None) and no proof."""
+        r = cardinal_sensitivity(np.array([[0.0, 1.0], [1.0, 0.0]]), eps=0.05, method="search", seed=1)
+        assert (r.n_flipped, r.upper_bound, r.optimal) == (0, 0.0, True)
+
     def test_on_mixed_scales_it_never_claims_more_than_the_exact_search(self):
         """Tasks scaled by 1e-6 .. 1e10: the search's value is reached by the box search too, its bound holds."""
         rng = np.random.default_rng(3)

@@ -309,7 +309,8 @@ def geometric_mean(
     den = seen.astype(float) @ w
     if (den <= 0).any():
         models = [mat.models[i] for i in np.flatnonzero(den <= 0)]
-        raise ValueError(f"model(s) {models[:5]} have no score on a task with positive weight")
+        who = f"{numbered(len(models), 'model')} {models[:5]} {numbered(len(models), 'has', 'have')}"
+        raise ValueError(f"{who} no score on a task with positive weight")
     with np.errstate(over="ignore"):
         return wrap_models(np.exp((logs @ w) / den), mat, "geometric_mean")
 
@@ -349,7 +350,8 @@ def _strict_win_rate(mat: Any, direction: np.ndarray, tol: float) -> np.ndarray:
     if first is not None:
         i, j = first
         raise ValueError(
-            f"{n_never} pair(s) of models share no task with a score, e.g. "
+            f"{n_never} {numbered(n_never, 'pair of models shares', 'pairs of models share')} no task with a score, "
+            "e.g. "
             f"({mat.models[i]!s}, {mat.models[j]!s}); their win rate is undefined. "
             "Drop one model of each such pair or use convention='quantile'"
         )
@@ -503,7 +505,8 @@ def mean_win_rate(
         if not has.all():
             lonely = [str(x) for x in np.asarray(mat.models)[~has][:3]]
             raise ValueError(
-                f"{int((~has).sum())} model(s) have no task with a second scored model, e.g. "
+                f"{int((~has).sum())} {numbered(int((~has).sum()), 'model has', 'models have')} no task with a second "
+                "scored model, e.g. "
                 f"{', '.join(lonely)}; HELM's win rate is undefined for them"
             )
         with np.errstate(all="ignore"):
@@ -624,7 +627,8 @@ def protected_ranking(
         raise ValueError(f"protected needs at least 2 models, got {len(protected)}")
     overlap = set(protected) & set(added)
     if overlap:
-        raise ValueError(f"model(s) {sorted(map(str, overlap))[:5]} are both protected and added")
+        who = f"{numbered(len(overlap), 'model')} {sorted(map(str, overlap))[:5]} {numbered(len(overlap), 'is', 'are')}"
+        raise ValueError(f"{who} both protected and added")
     field = frame.loc[protected + added]
     if convention == "quantile":
         rates = pd.Series(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_tol, direction_of, split_table
+from ._validation import as_score_matrix, check_tol, direction_of, numbered, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
@@ -175,7 +175,9 @@ def _fit(
         lonely = np.flatnonzero((w.sum(axis=1, dtype=float) + w.sum(axis=0, dtype=float)) == 0)
         if len(lonely):
             names = [models[i] for i in lonely] if models is not None else list(lonely)
-            raise ValueError(f"model(s) {names[:5]} have no comparisons")
+            raise ValueError(
+                f"{numbered(len(names), 'model')} {names[:5]} {numbered(len(names), 'has', 'have')} no comparisons"
+            )
         if not _strongly_connected(w):
             raise ValueError(NOT_CONNECTED)
     beta, loglik, it, converged = _newton(w, scale, max_iter, convergence_tol)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, direction_of, split_table, wrap_models
+from ._validation import as_score_matrix, direction_of, numbered, split_table, wrap_models
 
 __all__ = ["BenchmarkPCA", "benchmark_pca"]
 
@@ -79,7 +79,7 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
         std = x.std(axis=0)
         if (std == 0).any():
             bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
-            raise ValueError(f"constant task(s) {bad[:5]} cannot be scaled")
+            raise ValueError(f"constant {numbered(len(bad), 'task')} {bad[:5]} cannot be scaled")
         x = x / std
     u, s, vt = np.linalg.svd(x, full_matrices=False)
     total = float(np.sum(s**2))

@@ -252,7 +252,7 @@ def _search(
     lo, hi = prob.lo, prob.hi
     n = len(lo)
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
-        return _finish_cardinal(prob, hi.copy(), "search", seconds=time.perf_counter() - t0)
+        return _finish_cardinal(prob, hi.copy(), "search", upper=0, seconds=time.perf_counter() - t0)
     if polish_starts is None:
         polish_starts = int(np.clip(2e6 / max(1, len(prob.d) * n), 16, 48))
     rng = np.random.default_rng(seed)
