@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU_INDEX = "--extra-index-url https://download.pytorch.org/whl/cpu"
@@ -70,16 +72,18 @@ UNPINNED = {"benchvote", "benchbench", "pip", "setuptools", "wheel"}
 def _installed(venv: Path) -> dict[str, str]:
     """Name -> version of every distribution installed in the venv, read from its site-packages."""
     (site,) = venv.glob("lib/python3*/site-packages")
-    return {d.metadata["Name"].lower().replace("_", "-"): d.version for d in metadata.distributions(path=[str(site)])}
+    return {canonicalize_name(d.metadata["Name"]): d.version for d in metadata.distributions(path=[str(site)])}
 
 
 def _pins(name: str) -> dict[str, str]:
+    """Name -> pinned version of every line of the file that applies to this machine (its marker holds)."""
     pins = {}
     for line in _requirement_lines(name):
-        if line.startswith("-") or ";" in line and "darwin" in line.split(";")[1] and "!=" not in line.split(";")[1]:
+        if line.startswith("-"):
             continue
-        package, version = line.split(";")[0].strip().split("==")
-        pins[re.sub(r"\[.*\]", "", package).lower().replace("_", "-").replace(".", "-")] = version
+        req = Requirement(line)
+        if req.marker is None or req.marker.evaluate():
+            pins[canonicalize_name(req.name)] = str(req.specifier).removeprefix("==")
     return pins
 
 
@@ -92,7 +96,7 @@ def test_resolution_contains_no_cuda_package(name):
     venv = VENVS[name]
     if not (venv / "bin" / "python").is_file():
         pytest.fail(f"{venv} is missing: `make env` builds .venv, `python scripts/binder_env.py` the Binder venv")
-    installed = {n.replace(".", "-"): v for n, v in _installed(venv).items()}
+    installed = _installed(venv)
     assert installed.get("torch", "").endswith("+cpu"), installed.get("torch")
     assert not [n for n in installed if CUDA.match(n)], sorted(n for n in installed if CUDA.match(n))
     pins = _pins(name)

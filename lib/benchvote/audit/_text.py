@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._validation import numbered
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` and its noun in the right number.
@@ -18,12 +20,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     >>> plural(1, "pair"), plural(3, "pair"), plural(0, "model"), plural(2, "is", "are")
     ('1 pair', '3 pairs', '0 models', '2 are')
     """
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+    return f"{n} {numbered(n, word, many)}"
 
 
 def suffix(n: int) -> str:
     """``"s"`` unless ``n`` is 1 (the Jinja filter ``s``: ``model{{ n|s }}``)."""
-    return "" if n == 1 else "s"
+    return numbered(n, "", "s")
 
 
 def some(names: Sequence[Any], shown: int, noun: str = "") -> str:
