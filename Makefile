@@ -41,13 +41,13 @@ assets: $(STAMP)
 
 book: env assets
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
-	$(BIN)/jupyter-book build . --all $(JB_FLAGS)
+	$(BIN)/python scripts/build_book.py . --all $(JB_FLAGS)
 	$(BIN)/python scripts/handouts.py
 	@echo "The book is in $(CURDIR)/_build/html/index.html, its PDF edition and hand-outs in _build/html/handouts/"
 
 book-cached: env assets
 	sed -e 's/execute_notebooks: force/execute_notebooks: cache/' -e 's|: book/_ext$$|: ../book/_ext|' _config.yml > _build/_config_cached.yml
-	$(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_cached.yml
+	$(BIN)/python scripts/build_book.py . $(JB_FLAGS) --config _build/_config_cached.yml
 	$(BIN)/python scripts/handouts.py
 	@echo "The book is in $(CURDIR)/_build/html/index.html, its PDF edition and hand-outs in _build/html/handouts/"
 
@@ -63,7 +63,8 @@ lint: env
 binder-env: env
 	$(BIN)/python scripts/binder_env.py
 
-# Three lanes share the two cores: lint; the tests that need no book; the book build (one kernel at a time) with the
+# Three lanes share the two cores: lint; the tests that need no book; the book build (Sphinx reads the pages in two
+# processes, so the trade-off chapter runs beside the others: scripts/build_book.py) with the
 # Binder venv, then the site and live tests. The last lane is the critical path: the other two run at a lower
 # priority (nice) and fill the time it leaves. The site and live tests start as soon as the book is built, in two
 # workers spread test by test except the live JupyterLab tests, which share one server (tests/conftest.py:

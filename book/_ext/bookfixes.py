@@ -27,6 +27,7 @@ import re
 from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx_proof.domain import ProofDomain
 from sphinx.util import logging
 
 LOGGER = logging.getLogger(__name__)
@@ -112,8 +113,32 @@ def render_image_with_phone_layout(self, data):
     return [wide, narrow]
 
 
+#: Extensions Jupyter Book loads that do not declare whether Sphinx may read and write pages in parallel
+#: (``scripts/build_book.py`` does): ``sphinx_multitoc_numbering`` only changes how the tables of contents are
+#: numbered, a step Sphinx runs in the main process after every page is read; ``sphinx_jupyterbook_latex`` adds
+#: transforms that look at one document at a time and act only for the LaTeX builder.  Neither keeps state
+#: between pages.  Undeclared, Sphinx warns (an error under ``-W``) and reads one page at a time.
+UNDECLARED_PARALLEL_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+
+def merge_proof_domaindata(self, docnames, otherdata) -> None:
+    """Nothing to merge: sphinx-proof keeps its records on ``env.proof_list``, merged by its own handler.
+
+    It declares parallel reading safe but leaves Sphinx's ``Domain.merge_domaindata``, which raises.
+    """
+
+
+def declare_parallel_safe(app):
+    for name in UNDECLARED_PARALLEL_SAFE:
+        extension = app.extensions.get(name)
+        if extension is not None:
+            extension.parallel_read_safe = extension.parallel_write_safe = True
+
+
 def setup(app):
     NbElementRenderer.render_image = render_image_with_phone_layout
+    ProofDomain.merge_domaindata = merge_proof_domaindata
+    app.connect("builder-inited", declare_parallel_safe)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("html-page-context", biblioentries_as_list_items)
     app.add_post_transform(GluedAltText)
