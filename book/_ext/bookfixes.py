@@ -27,8 +27,8 @@ import re
 from docutils import nodes
 from myst_nb.core.render import NbElementRenderer
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx_proof.domain import ProofDomain
 from sphinx.util import logging
+from sphinx_proof.domain import ProofDomain
 
 LOGGER = logging.getLogger(__name__)
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_]+)\s*\}\}")
