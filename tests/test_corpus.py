@@ -1,7 +1,9 @@
 """Every table of the corpus of real leaderboards (data/corpus/, issue 37) through the real command.
 
-For each table of the manifest, ``python -m benchvote audit <file> --json ... --html ...`` runs once, and again
-in a second process with another ``PYTHONHASHSEED`` where a work budget ran out and on the largest table, with the
+For each table of the manifest, the command ``benchvote audit <file> --json ... --html ...`` runs once (its entry
+point, :func:`benchvote.cli.main`, called with the command's arguments by two worker processes that share out the
+tables), and again as ``python -m benchvote audit`` in a fresh process with another ``PYTHONHASHSEED`` where a work
+budget ran out and on the largest table, with the
 manifest's directions and costs, the default work-budget level (``--budget standard``, which keeps each audit to
 seconds) and a small number of redraws (:data:`N_BOOT`).  The tests then check that it exits 0, that two runs
 write byte-identical files, that no text slip reaches the JSON or the page, and re-derive core numbers
@@ -10,7 +12,8 @@ rate of the standings for a sample of models (each pair compared on the tasks bo
 directly), and the board's own published aggregate where the manifest has one.
 
 The audits run once per module (all of them up front, two child processes at a time), so the tests themselves
-only read files.
+only read files.  Starting an interpreter and loading the library and its compiled kernels took about two CPU
+seconds per audit, as much as most audits of the corpus; the two workers start once.
 """
 
 from __future__ import annotations
@@ -72,6 +75,57 @@ def run_once(entry: corpus.Entry, out: Path, hash_seed: str) -> subprocess.Compl
     return subprocess.run(command(entry, out), capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
 
 
+#: A worker: runs the command's entry point on one table after another (the JSON list of ``[name, arguments]`` in
+#: ``argv[1]``), taking a table only if the other worker has not (an atomic ``mkdir`` in ``argv[2]``), and writes
+#: the exit status, stdout and stderr of each in ``argv[3]``.
+WORKER = """
+import contextlib, io, json, os, sys, traceback
+from benchvote.cli import main
+done = {}
+for name, arguments in json.loads(open(sys.argv[1], encoding="utf-8").read()):
+    try:
+        os.mkdir(os.path.join(sys.argv[2], name))
+    except FileExistsError:
+        continue
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(arguments)
+        except BaseException:
+            status = 1
+            traceback.print_exc()
+    done[name] = [status, out.getvalue(), err.getvalue()]
+open(sys.argv[3], "w", encoding="utf-8").write(json.dumps(done))
+"""
+
+
+def run_all(names: list[str], base: Path, hash_seed: str) -> dict[str, subprocess.CompletedProcess]:
+    """Each table once, in two worker processes that run the command's entry point (see :data:`WORKER`)."""
+    base.mkdir(parents=True)
+    (base / "claimed").mkdir()
+    order = sorted(names, key=lambda name: -len(ENTRIES[name].scores()))  # most models first: the two end together
+    jobs = []
+    for name in order:
+        (base / name).mkdir()
+        jobs.append([name, command(ENTRIES[name], base / name)[3:]])  # the arguments after `python -m benchvote`
+    (base / "jobs.json").write_text(json.dumps(jobs), encoding="utf-8")
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT / "lib")}
+
+    def worker(k: int) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-c", WORKER, str(base / "jobs.json"), str(base / "claimed"), str(base / f"{k}.json")]
+        return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=1800)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        workers = list(pool.map(worker, range(2)))
+    failed = "".join(w.stderr for w in workers)  # what a worker that died printed, for its tables
+    done = {name: subprocess.CompletedProcess(arguments, 1, "", failed) for name, arguments in jobs}
+    for k in range(2):
+        path = base / f"{k}.json"
+        for name, (status, out, err) in json.loads(path.read_text("utf-8") if path.is_file() else "{}").items():
+            done[name] = subprocess.CompletedProcess(done[name].args, status, out, err)
+    return done
+
+
 def stopped_by_a_budget(out: Path) -> bool:
     """Whether some section of the report in ``out`` ran out of its work budget (a search order could show there)."""
     path = out / "report.json"
@@ -95,16 +149,11 @@ def runs(tmp_path_factory) -> dict[str, tuple]:
     tests/test_audit.py).  The whole corpus twice took five minutes of the two cores.
     """
     base = tmp_path_factory.mktemp("corpus")
-
-    def job(item: tuple[str, int]) -> subprocess.CompletedProcess:
-        name, k = item
-        return run_once(ENTRIES[name], base / name / str(k), hash_seed=str(1 + 4 * k))
-
+    first = run_all(list(ENTRIES), base / "0", hash_seed="1")
+    again = sorted({n for n in ENTRIES if stopped_by_a_budget(base / "0" / n)} | {largest(ENTRIES)})
     with ThreadPoolExecutor(max_workers=2) as pool:
-        first = dict(zip(ENTRIES, pool.map(job, [(name, 0) for name in ENTRIES])))
-        again = sorted({n for n in ENTRIES if stopped_by_a_budget(base / n / "0")} | {largest(ENTRIES)})
-        second = dict(zip(again, pool.map(job, [(name, 1) for name in again])))
-    return {name: (first[name], second.get(name), base / name / "0", base / name / "1") for name in ENTRIES}
+        second = dict(zip(again, pool.map(lambda n: run_once(ENTRIES[n], base / "1" / n, hash_seed="5"), again)))
+    return {name: (first[name], second.get(name), base / "0" / name, base / "1" / name) for name in ENTRIES}
 
 
 def report(runs: dict, name: str) -> dict:
