@@ -13,12 +13,14 @@ Reads the built HTML in ``_build/html`` and writes ``_build/html/handouts/``:
   holds no solution, the answer key puts each solution, unfolded, under its exercise.
 
 Each hand-out is first written as an HTML page beside the PDF (it shares the book's stylesheets and MathJax), so
-the PDFs and the pages show the same thing.  Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright.
+the PDFs and the pages show the same thing.  Chromium is Debian's ``/usr/bin/chromium`` driven by Playwright,
+printing two pages at a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import copy
 import re
 import sys
@@ -214,17 +216,21 @@ def title_page(html: Path, pages: list[tuple[str, str]]) -> str:
     )
 
 
-def _wait_for_page(page) -> None:
-    page.wait_for_load_state("load")
-    page.evaluate(
+#: Pages Chromium prints at once: each page has its own renderer process, so two use both cores of a small machine.
+PRINTERS = 2
+
+
+async def _wait_for_page(page) -> None:
+    await page.wait_for_load_state("load")
+    await page.evaluate(
         "async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise) "
         "{ await MathJax.startup.promise; } await document.fonts.ready; }"
     )
 
 
-def print_pdf(page, url: str, target: Path, footer: str | None = None) -> None:
-    page.goto(url, wait_until="load")
-    _wait_for_page(page)
+async def print_pdf(page, url: str, target: Path, footer: str | None = None) -> None:
+    await page.goto(url, wait_until="load")
+    await _wait_for_page(page)
     options = {"path": str(target), "format": "A4", "print_background": True, "prefer_css_page_size": True}
     if footer is not None:
         options.update(
@@ -236,12 +242,32 @@ def print_pdf(page, url: str, target: Path, footer: str | None = None) -> None:
             ),
             margin={"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"},
         )
-    page.pdf(**options)
+    await page.pdf(**options)
 
 
-def build(html: Path) -> dict[str, float]:
-    from playwright.sync_api import sync_playwright
+async def print_all(jobs: list[tuple[Path, Path, str]]) -> None:
+    """Print every ``(source, target PDF, footer)``, :data:`PRINTERS` pages at a time (each PDF is its own file)."""
+    from playwright.async_api import async_playwright
 
+    queue = list(jobs)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+
+        async def printer() -> None:
+            page = await browser.new_page(viewport={"width": 1000, "height": 1200})
+            page.set_default_timeout(300_000)  # a long page (the API reference) on a busy machine
+            while queue:
+                source, target, footer = queue.pop(0)
+                await print_pdf(page, source.as_uri(), target, footer=footer)
+            await page.close()
+
+        await asyncio.gather(*(printer() for _ in range(PRINTERS)))
+        await browser.close()
+
+
+def build(html: Path) -> float:
+    """Write the hand-outs of the book built in ``html``; returns the seconds it took."""
+    start = time.perf_counter()
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     order, chapters = reading_order(toc)
     out = html / "handouts"
@@ -254,30 +280,22 @@ def build(html: Path) -> dict[str, float]:
         chapter.title = dict(titles)[opener]
     if not Path(CHROMIUM).is_file():
         sys.exit(f"scripts/handouts.py: Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    seconds: dict[str, float] = {}
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1000, "height": 1200})
-        page.set_default_timeout(300_000)  # a long page (the API reference) on a busy machine
-        start = time.perf_counter()
-        for chapter in chapters:
-            for answers, stem in ((False, "problems"), (True, "answers")):
-                doc, n_ex, _ = handout_html(chapter, html, answers=answers)
-                if n_ex == 0:
-                    raise ValueError(f"chapter {chapter.key} has no exercises")
-                target = out / f"{stem}-{chapter.key}.html"
-                target.write_text(doc, encoding="utf-8")
-                print_pdf(page, target.as_uri(), target.with_suffix(".pdf"), footer=f"benchvote · {chapter.title}")
-        seconds["problem sets and answer keys"] = time.perf_counter() - start
-        start = time.perf_counter()
-        cover = parts / "title.html"
-        cover.write_text(title_page(html, titles), encoding="utf-8")
-        files = [(parts / "00-title.pdf", "benchvote", cover)]
-        for k, (name, title) in enumerate(titles, start=1):
-            files.append((parts / f"{k:02d}.pdf", title, html / f"{name}.html"))
-        for pdf, title, source in files:
-            print_pdf(page, source.as_uri(), pdf, footer=f"benchvote · {title}")
-        browser.close()
+    jobs = []
+    for chapter in chapters:
+        for answers, stem in ((False, "problems"), (True, "answers")):
+            doc, n_ex, _ = handout_html(chapter, html, answers=answers)
+            if n_ex == 0:
+                raise ValueError(f"chapter {chapter.key} has no exercises")
+            target = out / f"{stem}-{chapter.key}.html"
+            target.write_text(doc, encoding="utf-8")
+            jobs.append((target, target.with_suffix(".pdf"), f"benchvote · {chapter.title}"))
+    cover = parts / "title.html"
+    cover.write_text(title_page(html, titles), encoding="utf-8")
+    files = [(parts / "00-title.pdf", "benchvote", cover)]
+    for k, (name, title) in enumerate(titles, start=1):
+        files.append((parts / f"{k:02d}.pdf", title, html / f"{name}.html"))
+    jobs += [(source, pdf, f"benchvote · {title}") for pdf, title, source in files]
+    asyncio.run(print_all(jobs))
     writer = PdfWriter()
     for pdf, title, _ in files:
         writer.append(PdfReader(pdf), outline_item=title)
@@ -289,8 +307,7 @@ def build(html: Path) -> dict[str, float]:
         pdf.unlink()
     cover.unlink()
     parts.rmdir()
-    seconds["book"] = time.perf_counter() - start
-    return seconds
+    return time.perf_counter() - start
 
 
 def _opener(toc: dict, chapter: Chapter) -> str:
@@ -307,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("html", nargs="?", default=str(ROOT / "_build" / "html"), help="the built book")
     args = parser.parse_args(argv)
     seconds = build(Path(args.html))
-    print("hand-outs in", Path(args.html) / "handouts", "; ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
+    print(f"hand-outs in {Path(args.html) / 'handouts'} ({seconds:.1f} s, {PRINTERS} pages printing at once)")
     return 0
 
 
