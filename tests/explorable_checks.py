@@ -40,23 +40,22 @@ def set_range(slider, value) -> None:
 def set_boxes(boxes, want: list[bool]) -> None:
     """Tick (True) or clear each check box of ``boxes`` as a reader does: a click on every box that must change.
 
-    One read of every box's state first: a box already as wanted costs no round trip to the browser.
+    All in one call to the page: each click fires the events a reader's click fires (``click``, ``input``,
+    ``change``), and each box must then be as wanted (a disabled box is not).  Whether a reader's pointer can reach
+    every control is :func:`controls_change_charts`'s check.
     """
-    now = boxes.evaluate_all("bs => bs.map(b => b.checked)")
-    assert len(now) == len(want), (len(now), len(want))
-    for k, (is_on, on) in enumerate(zip(now, want)):
-        if is_on != on:
-            boxes.nth(k).set_checked(on)
+    wrong = boxes.evaluate_all(
+        """(bs, want) => bs.length !== want.length ? [`${bs.length} boxes, ${want.length} wanted`]
+             : bs.flatMap((b, k) => { if (b.checked !== want[k]) b.click();
+                                      return b.checked === want[k] ? [] : [`${b.name} stays ${b.checked}`]; })""",
+        want,
+    )
+    assert not wrong, wrong
 
 
 def row_cells(rows) -> list[list[str]]:
     """The text of every cell (``td``) of every row, in one round trip."""
     return rows.evaluate_all("rs => rs.map(r => Array.from(r.querySelectorAll('td')).map(c => c.innerText))")
-
-
-def chart_state(root) -> str:
-    """Everything the explorable draws (its charts and summary), to tell whether a control changed it."""
-    return root.evaluate("e => [...e.querySelectorAll('.bv-slot, .bv-summary')].map(n => n.innerHTML).join('|')")
 
 
 def _frame(values, index, columns) -> pd.DataFrame:
@@ -453,40 +452,74 @@ def check_steps(root) -> int:
     return len(d.get("steps", []))
 
 
+#: :func:`controls_change_charts` in the page: every control used in one call (a call per use cost Playwright's
+#: round trips and actionability waits, about a second per check box on a loaded machine).
+_USE_EVERY_CONTROL = """root => {
+  const drawn = () => [...root.querySelectorAll('.bv-slot, .bv-summary')].map(n => n.innerHTML).join('|');
+  const setRange = (s, v) => { s.value = String(v); s.dispatchEvent(new Event('input', {bubbles: true})); };
+  const failed = [];
+  // what Playwright's click waits for: shown, enabled, and the pointer at its centre lands on it (or its label)
+  const reachable = (el, what) => {
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    const ok = r.width > 0 && r.height > 0 && !el.disabled && getComputedStyle(el).visibility !== 'hidden'
+      && hit !== null && (hit === el || el.contains(hit) || (hit.closest('label') || {}).control === el);
+    const top = hit ? hit.outerHTML.slice(0, 80) : 'nothing';
+    if (!ok) failed.push(`${what} cannot be reached by a pointer (${top} on top)`);
+    return ok;
+  };
+  const boxes = [...root.querySelectorAll('input[type=checkbox]')];
+  const sliders = [...root.querySelectorAll('input[type=range]')];
+  let used = 0;
+  for (const box of boxes) {
+    if (!reachable(box, `check box ${box.name}`)) continue;
+    const before = drawn();
+    box.click();
+    if (drawn() === before) failed.push(`check box ${box.name} changed nothing`);
+    box.click();
+    used++;
+  }
+  for (const slider of sliders) {
+    if (!reachable(slider, `slider ${slider.name}`)) continue;
+    const before = drawn();
+    const [lo, hi, now] = [slider.min, slider.max, slider.value].map(Number);
+    setRange(slider, now - lo > hi - now ? lo : hi);
+    if (drawn() === before) failed.push(`slider ${slider.name} changed nothing`);
+    setRange(slider, now);
+    used++;
+  }
+  // a few states that no single button produces: a slider off its marks, all boxes on, all boxes off
+  const scramble = which => {
+    if (which === 0 && sliders.length) {
+      const [lo, hi] = [sliders[0].min, sliders[0].max].map(Number);
+      setRange(sliders[0], (lo + hi) / 2 + (hi - lo) / 7);
+    }
+    boxes.forEach(b => { if (b.checked !== (which !== 2)) b.click(); });
+  };
+  for (const button of root.querySelectorAll('button')) {
+    if (!reachable(button, `button ${JSON.stringify(button.innerText)}`)) continue;
+    let changed = false;
+    for (let which = 0; which < 3 && !changed; which++) {
+      scramble(which);
+      const before = drawn();
+      button.click();
+      changed = drawn() !== before;
+    }
+    if (!changed) failed.push(`button ${JSON.stringify(button.innerText)} changed nothing`);
+    used++;
+  }
+  return {used, failed};
+}"""
+
+
 def controls_change_charts(root) -> int:
-    """Use every enabled control of one explorable; each use must change what the explorable draws."""
-    used = 0
-    for box in root.locator("input[type=checkbox]").all():
-        before = chart_state(root)
-        box.click()
-        assert chart_state(root) != before, f"check box {box.get_attribute('name')} changed nothing"
-        box.click()
-        used += 1
-    for slider in root.locator("input[type=range]").all():
-        before = chart_state(root)
-        lo, hi, now = (float(slider.get_attribute(a)) for a in ("min", "max", "value"))
-        set_range(slider, lo if now - lo > hi - now else hi)
-        assert chart_state(root) != before, f"slider {slider.get_attribute('name')} changed nothing"
-        set_range(slider, now)
-        used += 1
-    boxes = root.locator("input[type=checkbox]")
-    sliders = root.locator("input[type=range]")
+    """Use every enabled control of one explorable; each use must change what the explorable draws.
 
-    def scramble(which: int) -> None:
-        """A few states that no single button produces: a slider off its marks, all boxes on, all boxes off."""
-        if which == 0 and sliders.count():
-            lo, hi = (float(sliders.first.get_attribute(a)) for a in ("min", "max"))
-            set_range(sliders.first, (lo + hi) / 2 + (hi - lo) / 7)
-        set_boxes(boxes, [which != 2] * boxes.count())
-
-    for button in root.locator("button").all():
-        for which in range(3):
-            scramble(which)
-            before = chart_state(root)
-            button.click()
-            if chart_state(root) != before:
-                break
-        else:
-            raise AssertionError(f"button {button.inner_text()!r} changed nothing")
-        used += 1
-    return used
+    Each check box is clicked and clicked back, each slider moved to its farther end and back, each button pressed
+    after a scramble of the other controls (up to three kinds) until what is drawn changes; every control must also
+    be shown, enabled and the first thing under a pointer at its centre, as a reader's click needs.
+    """
+    result = root.evaluate(_USE_EVERY_CONTROL)
+    assert not result["failed"], "; ".join(result["failed"])
+    return result["used"]

@@ -153,18 +153,14 @@ class Findings:
         assert not self.failed, "\n".join(self.failed)
 
 
-#: Pages taller than this many screens are shot down to it (a screenshot is for people; the checks see every pixel's
-#: source in the DOM).  The API page is about forty screens, and its full-page shot cost more than every check of it.
-SHOT_SCREENS = 8
-
-
 def screenshot(page, shot: Path) -> None:
+    """The page's first screen, as a reader opening it sees it (a screenshot is for people; the checks read the DOM).
+
+    A full-page shot makes Chromium lay out and paint the whole page again at its full height: eight screens of a
+    chapter cost more than most checks of it, and one screen a tenth of that.
+    """
     SHOTS.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate("() => document.documentElement.scrollHeight")
-    width = page.viewport_size["width"]
-    page.screenshot(
-        path=str(shot), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": min(height, SHOT_SCREENS * 900)}
-    )
+    page.screenshot(path=str(shot))
 
 
 def test_chapters_offer_binder_only_with_a_repository_and_always_the_ipynb(server, browser):
