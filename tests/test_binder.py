@@ -8,6 +8,12 @@ ipywidget left (it lets the reader pick any scenario and metrics), must show wha
 same action.  A third test opens a MyST-markdown
 chapter and checks that JupyterLab opens it as a notebook (jupytext).
 
+Each test runs, in JupyterLab, the cells that show its explorable or widget and the cells these depend on
+(:func:`needed_cells`: the chapter's names traced back to the cells that bind or change them), not every cell: the
+book build executes every cell of every chapter, and the chapters' figures and studies cost most of a chapter's
+time (the domain chapter took 54 s to run in full here, against a few seconds for its explorers).
+:func:`test_every_chapter_imports_in_the_binder_environment` checks every chapter's imports in the Binder venv.
+
 One JupyterLab page serves the module: each test opens its document in it (``docmanager:open``), waits on
 JupyterLab's own promises (the document ready, the kernel idle, ``notebook:run-all-cells`` settled) instead of
 fixed sleeps or per-frame polling, and closes the document and shuts its kernel down after.
@@ -18,6 +24,8 @@ these tests; ``make test-fast`` skips them (marker ``live``).
 
 from __future__ import annotations
 
+import ast
+import builtins
 import contextlib
 import json
 import os
@@ -25,6 +33,7 @@ import re
 import shutil
 import socket
 import subprocess
+import symtable
 import sys
 import time
 import urllib.request
@@ -96,6 +105,27 @@ def test_binder_environment_holds_no_test_or_build_tools(binder_env):
     for needed in ("jupyterlab", "jupytext", "ipywidgets", "torch", "numba", "benchvote", "benchbench"):
         assert needed in names, f"the Binder environment lacks {needed}"
     assert not [n for n in names if n.startswith(("nvidia-", "cuda-")) or n == "triton"]
+
+
+def test_every_chapter_imports_in_the_binder_environment(binder_env, tmp_path):
+    """Every import statement of every chapter runs in the Binder venv (the live tests run only the cells their
+    explorables need; a chapter's other cells run in the book build, whose environment has more packages)."""
+    imports = sorted(
+        {
+            ast.unparse(node)
+            for chapter in sorted((ROOT / "notebooks").glob("*.ipynb"))
+            for source in _code_sources(chapter.name)
+            for node in ast.walk(ast.parse(_without_magics(source)))
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+        }
+    )
+    assert len(imports) > 10, imports
+    script = tmp_path / "imports.py"
+    script.write_text("\n".join(imports) + "\n")
+    run = subprocess.run(
+        [str(VENV / "bin" / "python"), str(script)], cwd=tmp_path, env=binder_env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
 
 
 def _free_port() -> int:
@@ -195,16 +225,174 @@ _KERNEL_IDLE = """() => { const w = window.bvDocument;
         && w.sessionContext.session.kernel && w.sessionContext.session.kernel.status === 'idle'; }"""
 _CLOSE = """async () => { const w = window.bvDocument; window.bvDocument = null;
     if (w && !w.isDisposed) { if (w.sessionContext) { await w.sessionContext.shutdown(); } w.dispose(); } }"""
-# notebook:run-all-cells returns JupyterLab's NotebookActions.runAll, which settles when the last cell has run
-_RUN_ALL = """async limit => {
-    const app = window.jupyterapp, w = window.bvDocument;
-    const timeout = new Promise((_, no) => setTimeout(() => no(new Error('run all: time limit')), limit));
-    const ok = await Promise.race([app.commands.execute('notebook:run-all-cells'), timeout]);
-    const code = w.content.widgets.filter(c => c.model.type === 'code');
+# notebook:run-cell runs the active cell (NotebookActions.run): it settles when the cell has run
+_RUN_CELLS = """async ([picked, limit]) => {
+    const app = window.jupyterapp, w = window.bvDocument, notebook = w.content;
+    const code = notebook.widgets.filter(c => c.model.type === 'code');
+    const timeout = new Promise((_, no) => setTimeout(() => no(new Error('run: time limit')), limit));
+    const run = (async () => {
+        let ok = true;
+        for (const k of picked) {
+            notebook.activeCellIndex = notebook.widgets.indexOf(code[k]);
+            notebook.deselectAll();
+            ok = (await app.commands.execute('notebook:run-cell')) && ok;
+        }
+        return ok;
+    })();
+    const ok = await Promise.race([run, timeout]);
     const prompts = [...w.node.querySelectorAll('.jp-InputArea-prompt')];
-    return {ok, cells: code.length, unrun: code.filter(c => !c.model.executionCount).length,
+    return {ok, cells: code.length, unrun: picked.filter(k => !code[k].model.executionCount).length,
             pending: prompts.filter(p => p.textContent.includes('*')).length};
 }"""
+
+
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _here(node: ast.AST):
+    """The nodes of ``node`` in the cell's own scope: not inside a function, lambda, class body or comprehension
+    (of those, only what runs in the cell's scope: decorators, defaults, bases, a comprehension's first iterable)."""
+    yield node
+    if isinstance(node, _SCOPES):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+            outer += getattr(node, "decorator_list", [])
+        elif isinstance(node, ast.ClassDef):
+            outer = [*node.decorator_list, *node.bases, *node.keywords]
+        else:
+            outer = [node.generators[0].iter]
+    else:
+        outer = list(ast.iter_child_nodes(node))
+    for child in outer:
+        yield from _here(child)
+
+
+def _stored(nodes) -> set[str]:
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _loaded(nodes) -> set[str]:
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _free_reads(body: list[ast.stmt], bound: set[str]) -> set[str]:
+    """Names the statements read before binding them, in order (``bound``: bound so far; updated)."""
+    free: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            free |= _loaded(_here(stmt.iter)) - bound
+            inner = bound | _stored(_here(stmt.target))
+            free |= _free_reads(stmt.body + stmt.orelse, inner)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                free |= _loaded(_here(item.context_expr)) - bound
+                if item.optional_vars is not None:
+                    bound |= _stored(_here(item.optional_vars))
+            free |= _free_reads(stmt.body, bound)
+        elif isinstance(stmt, (ast.If, ast.While)):
+            free |= _loaded(_here(stmt.test)) - bound
+            free |= _free_reads(stmt.body, set(bound)) | _free_reads(stmt.orelse, set(bound))
+        elif isinstance(stmt, ast.Try):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                free |= _free_reads(part, set(bound))
+        else:  # the value is read before the targets are bound (``x = x + 1`` reads an earlier x)
+            nodes = list(_here(stmt))
+            free |= _loaded(nodes) - bound
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):  # x += 1 reads x
+                free |= {stmt.target.id} - bound
+        bound |= _stored(_here(stmt))
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(stmt.name)
+    return free
+
+
+def _names(source: str) -> tuple[set[str], set[str], set[str], set[str]]:
+    """What a cell binds, may change in place, reads that an earlier cell must have bound, and the modules it imports.
+
+    Reads: the names the cell's own scope reads before it binds them, and the names its functions, lambdas, classes
+    and comprehensions read from the cell's scope (:mod:`symtable`) that the cell does not bind.  "Changes": a name
+    that is the root of an assigned or deleted attribute or item (``x.a = ...``, ``x[k] = ...``) or of a method call
+    (``rng.permutation(...)``, ``names.append(...)``) anywhere in the cell.
+    """
+    source = _without_magics(source)
+    cell = ast.parse(source)
+    bound: set[str] = set()
+    free = _free_reads(cell.body, bound)
+    inner: set[str] = set()
+    tables = list(symtable.symtable(source, "cell", "exec").get_children())
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        inner |= {s.get_name() for s in table.get_symbols() if s.is_referenced() and s.is_global()}
+    changed: set[str] = set()
+    for node in ast.walk(cell):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            target = node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func
+        else:
+            continue
+        while isinstance(target, (ast.Attribute, ast.Subscript, ast.Call)):
+            target = target.func if isinstance(target, ast.Call) else target.value
+        if isinstance(target, ast.Name):
+            changed.add(target.id)
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for node in ast.walk(cell)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+    }
+    return bound, changed, free | (inner - bound), imported
+
+
+def needed_cells(sources: list[str], targets: list[int]) -> list[int]:
+    """The code cells (indices into ``sources``) that ``targets`` need, in order: the targets, and for every name a
+    needed cell reads, the last earlier cell that binds it and every cell between that may change it, recursively.
+
+    Conservative: a name read inside a function counts as read by its cell, and a method call counts as a change.
+    """
+    parsed = [_names(source) for source in sources]
+    modules = set().union(*(imported for *_, imported in parsed))
+    need, todo = set(), list(targets)
+    while todo:
+        k = todo.pop()
+        if k in need:
+            continue
+        need.add(k)
+        for name in parsed[k][2] - set(dir(builtins)):
+            for j in range(k - 1, -1, -1):
+                bound, changed, _, _ = parsed[j]
+                if name in changed and name not in modules:
+                    todo.append(j)
+                if name in bound:
+                    todo.append(j)
+                    break
+    return sorted(need)
+
+
+def _without_magics(source: str) -> str:
+    """A cell's source as Python: line magics and shell escapes (``%matplotlib``, ``!pip``) become ``pass``."""
+    return "\n".join("pass" if line.startswith(("%", "!")) else line for line in source.split("\n"))
+
+
+def _code_sources(name: str) -> list[str]:
+    cells = json.loads((ROOT / "notebooks" / name).read_text())["cells"]
+    return [
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in cells
+        if c["cell_type"] == "code"
+    ]
 
 
 @contextlib.contextmanager
@@ -218,11 +406,16 @@ def opened(page, name):
         page.evaluate(_CLOSE)
 
 
-def _run_all(page, timeout_s=600):
-    done = page.evaluate(_RUN_ALL, timeout_s * 1000)
+def _run_needed(page, name: str, shows: tuple[str, ...], timeout_s=600) -> None:
+    """Run the code cells whose source holds one of ``shows``, with every cell they need (:func:`needed_cells`)."""
+    sources = _code_sources(name)
+    targets = [k for k, source in enumerate(sources) if any(s in source for s in shows)]
+    assert len(targets) == len(shows), f"{name}: cells {targets} for {shows}"
+    picked = needed_cells(sources, targets)
+    done = page.evaluate(_RUN_CELLS, [picked, timeout_s * 1000])
     tracebacks = [t for t in page.locator(".jp-OutputArea-output").all_inner_texts() if "Traceback" in t]
     assert not tracebacks, f"a cell raised: {tracebacks[0][:1500]}"
-    assert done["ok"] and done["cells"] > 0 and done["unrun"] == 0 and done["pending"] == 0, done
+    assert done["ok"] and done["cells"] == len(sources) and done["unrun"] == 0 and done["pending"] == 0, done
 
 
 def _explorables(page, count):
@@ -238,7 +431,9 @@ def _explorables(page, count):
 def test_check_boxes_in_the_elections_chapter(lab_page):
     """Both model toggles of the chapter compute in JupyterLab exactly what the library computes."""
     with opened(lab_page, "elections.ipynb") as page:
-        _run_all(page)
+        _run_needed(
+            page, "elections.ipynb", ("toggle = explorables.model_toggle(", "textbook = explorables.model_toggle(")
+        )
         toggles = _explorables(page, 2)
         assert toggles.count() == 2
         textbook = toggles.nth(1)
@@ -257,7 +452,7 @@ def test_sliders_and_button_in_the_strategy_chapter(lab_page):
     did not reach the slider in our run.)
     """
     with opened(lab_page, "strategy.ipynb") as page:
-        _run_all(page)
+        _run_needed(page, "strategy.ipynb", ("explorables.effort(",))
         root = _explorables(page, 1).first
         page.screenshot(path=str(SHOTS / "live__strategy_slider.png"), full_page=False)
         assert check_effort(root, np.random.default_rng(0), settings=5) >= 5
@@ -270,7 +465,9 @@ def test_domain_explorer_is_live(lab_page):
     from benchvote.widgets import domain_explorer
 
     with opened(lab_page, "domains.ipynb") as page:
-        _run_all(page)
+        _run_needed(
+            page, "domains.ipynb", ("explorables.domain_explorer(", "from benchvote.widgets import domain_explorer")
+        )
         # the chapter's explorable (computed in the page) beside the widget shows what the library computes
         assert check_domains(_explorables(page, 1).first, np.random.default_rng(0), settings=3) >= 3
         page.wait_for_selector(".widget-checkbox input", timeout=60_000)
@@ -334,3 +531,20 @@ def test_markdown_chapter_opens_as_a_notebook(lab_page):
         assert page.evaluate("""() => { const w = window.jupyterapp.shell.currentWidget;
             return w.node.classList.contains('jp-NotebookPanel') && w.context.path === 'elections.md'; }""")
         page.screenshot(path=str(SHOTS / "live__elections_md.png"), full_page=False)
+
+
+def test_needed_cells_follow_every_name_back_to_the_cells_that_bind_or_change_it():
+    sources = [
+        "%matplotlib inline\nimport numpy as np",
+        "rng = np.random.default_rng(0)",
+        "unused = 1",
+        "rng.permutation(3)",  # changes rng: the cells that read rng after it need it
+        "x = [i for i in range(3)]",
+        "def f():\n    return rng.random() + len(x)",
+        "for i in range(2):\n    unused += i",
+        "y = f()",
+        "x = 2",
+    ]
+    assert needed_cells(sources, [7]) == [0, 1, 3, 4, 5, 7]
+    assert needed_cells(sources, [6]) == [2, 6]  # += reads
+    assert needed_cells(sources, [8]) == [8]
