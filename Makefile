@@ -9,7 +9,7 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 
-.PHONY: book book-cached test test-site test-unbuilt test-corpus test-fast lint binder-env env assets sync lock bench clean help
+.PHONY: warm book book-cached test test-site test-unbuilt test-corpus test-fast lint binder-env env assets sync lock bench clean help
 
 help:
 	@echo "make book         build the static book in _build/html (creates .venv, executes every notebook)"
@@ -39,7 +39,11 @@ env: $(STAMP)
 assets: $(STAMP)
 	$(BIN)/python scripts/fetch_web_assets.py
 
-book: env assets
+# compile the numba kernels once before several processes need them (scripts/warm_kernels.py)
+warm: env
+	$(BIN)/python scripts/warm_kernels.py
+
+book: env assets warm
 	rm -rf _build/html _build/.doctrees _build/jupyter_execute
 	$(BIN)/python scripts/build_book.py . --all $(JB_FLAGS)
 	$(BIN)/python scripts/handouts.py
@@ -80,7 +84,7 @@ test-site: book binder-env
 
 # every test that needs no built book (library, command line, notebooks' pairing, report in Chromium)
 # (two workers, a test file each: a file's module fixtures are computed once)
-test-unbuilt: env assets
+test-unbuilt: env assets warm
 	$(LOW) $(BIN)/python -m pytest -n 2 --dist loadfile --durations=40 -m "not site and not live"
 
 # the command-line audit of every table of data/corpus/, some twice (a few minutes on 2 cores; make test runs it too)
