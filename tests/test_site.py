@@ -323,7 +323,7 @@ def test_every_page_at_1280_px(server, browser, path):
             with found.check("guided steps"):
                 _guided_steps(page)
             log.phase = "reload"
-            page.reload(wait_until="networkidle")
+            page.reload(wait_until="load")  # every file is in the browser's cache now; settle waits for the rest
             settle(page)
             with found.check("no dead controls"):
                 _no_dead_controls(page)
