@@ -74,7 +74,7 @@ binder-env: env
 # workers spread test by test except the live JupyterLab tests, which share one server (tests/conftest.py:
 # TestByTestScheduling). Four site workers were slower on 2 cores (18.7 min against about 15).
 SITE_WORKERS ?= 2
-test: env assets
+test: env
 	@test -x /usr/bin/chromium || { echo "The site tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"; exit 1; }
 	$(MAKE) -j3 --output-sync=target LOW="nice -n 10" lint test-unbuilt test-site
 
