@@ -305,9 +305,8 @@ def check_magnitude(table: pd.DataFrame) -> None:
     if big:
         raise AuditInputError(
             f"{numbered(len(big), 'task')} {_listed(big)} {numbered(len(big), 'has', 'have')} scores beyond "
-            f"{bound:.3g} "
-            "in absolute value: sums of the "
-            f"{max(table.shape)} scores of a row or a column would overflow; rescale them (e.g. divide by 1e300)"
+            f"{bound:.3g} in absolute value: sums of the {max(table.shape)} scores of a row or a column would "
+            "overflow; rescale them (e.g. divide by 1e300)"
         )
 
 

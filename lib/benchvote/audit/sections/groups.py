@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from ..._validation import numbered
 from ...ranking import kendall_tau_distance, rank
 from .._errors import NotDefined
 from .._prepare import Context, names
@@ -82,9 +83,8 @@ def compute(ctx: Context, done: dict) -> Output:
         apart = [str(t) for t in tasks if t not in work.columns]
         if len(used) < 2:
             reason = (
-                f"{len(used)} of its {len(tasks)} {'task orders' if len(used) == 1 else 'tasks order'} the complete "
-                "part (the others are constant or "
-                "left out for missing scores); a ranking needs two"
+                f"{len(used)} of its {len(tasks)} {numbered(len(used), 'task orders', 'tasks order')} the complete "
+                "part (the others are constant or left out for missing scores); a ranking needs two"
             )
             skipped.append({"group": g, "tasks": names(tasks), "reason": reason})
             continue
