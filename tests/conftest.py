@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 from collections import defaultdict
 
 import numpy as np
@@ -63,24 +64,52 @@ def rng():
     return np.random.default_rng(12345)
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (user and system)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    item._cpu_mark = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report carries the CPU seconds it took (``user_properties``; xdist sends them to the controller).
+
+    A subprocess counts when it ends; a browser when its module's fixture closes it (so per file, not per test).
+    """
+    outcome = yield
+    now = _cpu_seconds()
+    outcome.get_result().user_properties.append(("cpu", now - getattr(item, "_cpu_mark", now)))
+    item._cpu_mark = now
+
+
 def pytest_terminal_summary(terminalreporter):
     """After ``--durations``: the seconds of every test file (setup, call and teardown summed), largest first.
 
     Under xdist the sum is worker time, not wall time.  It shows where the run's time goes file by file,
-    which the slowest-tests list alone does not (``make test`` passes ``--durations``).
+    which the slowest-tests list alone does not (``make test`` passes ``--durations``).  Beside it, the CPU seconds
+    (worker and ended subprocesses): on two busy cores wall time swells with the load, CPU time much less.
     """
     if not terminalreporter.config.getoption("durations", None):
         return
-    per_file: defaultdict[str, float] = defaultdict(float)
+    per_file: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for reports in terminalreporter.stats.values():
         for report in reports:
             if hasattr(report, "duration") and hasattr(report, "nodeid") and report.nodeid:
-                per_file[report.nodeid.split("::")[0]] += report.duration
+                sums = per_file[report.nodeid.split("::")[0]]
+                sums[0] += report.duration
+                sums[1] += sum(v for k, v in getattr(report, "user_properties", ()) if k == "cpu")
     if not per_file:
         return
-    terminalreporter.write_sep("=", f"seconds per test file (total {sum(per_file.values()):.0f})")
-    for name, seconds in sorted(per_file.items(), key=lambda kv: -kv[1])[:25]:
-        terminalreporter.write_line(f"{seconds:8.1f}s  {name}")
+    wall, cpu = (sum(s[i] for s in per_file.values()) for i in (0, 1))
+    terminalreporter.write_sep("=", f"seconds per test file (total {wall:.0f}; CPU {cpu:.0f})")
+    for name, (seconds, cpu_seconds) in sorted(per_file.items(), key=lambda kv: -kv[1][0])[:25]:
+        terminalreporter.write_line(f"{seconds:8.1f}s  CPU {cpu_seconds:7.1f}s  {name}")
 
 
 #: Test files whose tests share one costly module fixture (the live JupyterLab of test_binder.py): sent whole to one
