@@ -25,6 +25,7 @@ ENV_FILES = ["environment.yml", "postBuild", "requirements-binder.txt", "require
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from usable_requirements import usable  # noqa: E402
+from uv_install import command as uv_command  # noqa: E402
 
 
 def binder_pip_lines() -> list[str]:
@@ -54,12 +55,12 @@ def ensure(env: dict | None = None) -> Path:
     stamp = VENV / ".fingerprint"
     if not (stamp.is_file() and stamp.read_text() == fingerprint()):
         shutil.rmtree(VENV, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(VENV)], check=True)
         requirements = BUILD / "binder-requirements.txt"
         requirements.write_text("".join(usable(binder_pip_lines(), ROOT)))
-        subprocess.run(
-            [str(VENV / "bin" / "pip"), "install", "--quiet", "-r", str(requirements)], cwd=ROOT, check=True, env=env
-        )
+        # uv installs what pip would (scripts/uv_install.py), and pip itself, which postBuild runs
+        python = str(VENV / "bin" / "python")
+        subprocess.run(uv_command(python, ["pip", "-r", str(requirements)]), cwd=ROOT, check=True, env=env)
         stamp.write_text(fingerprint())
     return VENV
 

@@ -65,8 +65,9 @@ def test_usable_requirements_drops_only_unreachable_index_options():
 
 #: The venv pip built from each pinned file: ``make env`` (the project's) and ``scripts/binder_env.py`` (Binder's).
 VENVS = {"requirements.txt": ROOT / ".venv", "requirements-binder.txt": ROOT / "_build" / "binder-venv"}
-#: Installed beside the pins: the project itself, the data package installed without dependencies, pip's own tools.
-UNPINNED = {"benchvote", "benchbench", "pip", "setuptools", "wheel"}
+#: Installed beside the pins: the project itself, the data package installed without dependencies, the installers
+#: (pip, and uv, which ``make env`` installs first and which installs the rest: ``scripts/uv_install.py``).
+UNPINNED = {"benchvote", "benchbench", "pip", "setuptools", "wheel", "uv"}
 
 
 def _installed(venv: Path) -> dict[str, str]:
