@@ -27,13 +27,13 @@ help:
 UV := uv==0.13.9
 $(STAMP): requirements.txt requirements-data.txt pyproject.toml scripts/usable_requirements.py scripts/uv_install.py
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: Python 3.11 is required"; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip --python $(BIN)/python install --quiet $(UV)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet $(UV)
 	@mkdir -p _build
 	$(PYTHON) scripts/usable_requirements.py requirements.txt > _build/requirements.txt
-	$(PYTHON) scripts/uv_install.py $(BIN)/python pip -r _build/requirements.txt
-	$(PYTHON) scripts/uv_install.py $(BIN)/python --no-deps -r requirements-data.txt
-	$(PYTHON) scripts/uv_install.py $(BIN)/python --no-deps -e .
+	$(BIN)/python scripts/uv_install.py $(BIN)/python pip -r _build/requirements.txt
+	$(BIN)/python scripts/uv_install.py $(BIN)/python --no-deps -r requirements-data.txt
+	$(BIN)/python scripts/uv_install.py $(BIN)/python --no-deps -e .
 	touch $@
 
 env: $(STAMP)
