@@ -1533,3 +1533,46 @@ class TestCoordinatePolish:
         runs = [_coordinate_polish(d, hi.copy(), lo, hi, np.random.default_rng(4), max_steps=3) for _ in "ab"]
         assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1] == runs[1][1]
         assert int((runs[0][0] != hi).sum()) <= 3  # at most three line searches ran, so at most three weights moved
+
+
+# --------------------------------------------------------------------------- the trade-off study (study.py)
+
+
+def test_the_study_table_is_the_same_in_two_processes_as_in_one_and_holds_each_measures_own_values():
+    """Rows in the order of the jobs, the same table from two processes as from one, every value the measure's own."""
+    from benchvote import data
+    from benchvote.sensitivity import TradeOffJob, trade_off_table
+
+    glue, efficiency, nsfw = data.load("SuperGLUE"), data.load("HELM-efficiency"), data.load("HEIM-nsfw")
+    protected = list(nsfw.scores.index[:3])
+    jobs = [
+        TradeOffJob(efficiency, "ordinal"),
+        TradeOffJob(glue, "cardinal"),
+        TradeOffJob(nsfw, "ordinal", protected=protected),
+    ]
+    one = trade_off_table(jobs)
+    pd.testing.assert_frame_equal(one, trade_off_table(jobs, processes=2))
+    assert list(one.index) == ["HELM-efficiency", "SuperGLUE", "HEIM-nsfw"]
+    assert list(one.kind) == ["ordinal", "cardinal", "ordinal"]
+    raw = cardinal_sensitivity(glue.scores)
+    zbox = cardinal_sensitivity(glue.scores, eps=0.01, normalize="zscore")
+    assert one.loc["SuperGLUE", "tau"] == raw.tau_distance and one.loc["SuperGLUE", "bound"] == raw.upper_bound
+    assert one.loc["SuperGLUE", "tau (z-score box)"] == zbox.tau_distance
+    assert one.loc["SuperGLUE", "diversity"] == bv.diversity(glue.scores).diversity
+    exact = ordinal_sensitivity_exact(nsfw.scores, nsfw.higher_is_better, protected=protected)
+    assert one.loc["HEIM-nsfw", "tau"] == exact.tau_distance and one.loc["HEIM-nsfw", "added"] == len(exact.added)
+    assert (
+        one.loc["HELM-efficiency", "tau"]
+        == ordinal_sensitivity_exact(efficiency.scores, efficiency.higher_is_better).tau_distance
+    )
+
+
+def test_the_study_refuses_an_unknown_kind_and_more_than_two_processes():
+    from benchvote import data
+    from benchvote.sensitivity import TradeOffJob, trade_off_table
+
+    board = data.load("SuperGLUE")
+    with pytest.raises(ValueError, match="kind"):
+        trade_off_table([TradeOffJob(board, "borda")])
+    with pytest.raises(ValueError, match="processes"):
+        trade_off_table([TradeOffJob(board, "cardinal")], processes=3)

@@ -47,7 +47,10 @@ Modules:
 * :mod:`benchvote.sensitivity.winners`: :func:`possible_winners`, the models
   that some weighting in the same box ranks first (a linear program each);
 * :mod:`benchvote.sensitivity.agreement`: :func:`subset_agreement` and
-  :func:`no_intercept_fit`, companions of diversity in the trade-off chapter.
+  :func:`no_intercept_fit`, companions of diversity in the trade-off chapter;
+* :mod:`benchvote.sensitivity.study`: :func:`trade_off_table`, the study of
+  the trade-off chapter (diversity and sensitivity of many boards, a row
+  each, the cardinal and ordinal rows in two processes side by side).
 """
 
 from ._problem import CardinalSensitivity, default_eps
@@ -55,6 +58,7 @@ from .agreement import no_intercept_fit, subset_agreement
 from .cardinal import AUTO_EXACT_MAX_TASKS, cardinal_sensitivity
 from .cardinal_exact import cardinal_sensitivity_exact
 from .ordinal import OrdinalSensitivity, default_protected, ordinal_sensitivity, ordinal_sensitivity_exact
+from .study import TradeOffJob, trade_off_table
 from .winners import PossibleWinners, possible_winners
 
 __all__ = [
@@ -71,4 +75,6 @@ __all__ = [
     "no_intercept_fit",
     "PossibleWinners",
     "possible_winners",
+    "TradeOffJob",
+    "trade_off_table",
 ]
