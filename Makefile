@@ -28,7 +28,7 @@ UV := uv==0.13.9
 $(STAMP): requirements.txt requirements-data.txt pyproject.toml scripts/usable_requirements.py scripts/uv_install.py
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: Python 3.11 is required"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet $(UV)
+	$(BIN)/pip install --quiet $(UV) || echo "uv was not installed: scripts/uv_install.py uses pip instead"
 	@mkdir -p _build
 	$(PYTHON) scripts/usable_requirements.py requirements.txt > _build/requirements.txt
 	$(BIN)/python scripts/uv_install.py $(BIN)/python pip -r _build/requirements.txt

@@ -25,7 +25,7 @@ ENV_FILES = ["environment.yml", "postBuild", "requirements-binder.txt", "require
 
 sys.path.insert(0, str(ROOT / "scripts"))
 from usable_requirements import usable  # noqa: E402
-from uv_install import command as uv_command  # noqa: E402
+from uv_install import install  # noqa: E402
 
 
 def binder_pip_lines() -> list[str]:
@@ -60,7 +60,7 @@ def ensure(env: dict | None = None) -> Path:
         requirements.write_text("".join(usable(binder_pip_lines(), ROOT)))
         # uv installs what pip would (scripts/uv_install.py), and pip itself, which postBuild runs
         python = str(VENV / "bin" / "python")
-        subprocess.run(uv_command(python, ["pip", "-r", str(requirements)]), cwd=ROOT, check=True, env=env)
+        install(python, ["pip", "-r", str(requirements)], cwd=ROOT, env=env)
         stamp.write_text(fingerprint())
     return VENV
 

@@ -8,10 +8,11 @@
 downloads and unpacks in parallel: the project's venv took about 25 s on a fresh machine against about
 2.5 minutes with pip, and a tenth of pip's CPU time (``make env`` and the Binder venv of the live tests both
 install this way).  uv reads none of pip's configuration, so the options pip would take from its configuration
-files and ``PIP_*`` variables (``pip config list``: find-links, index URLs, constraints) are passed on, except
-local paths that do not exist, which pip only warns about.  Like pip, uv then takes the best match across every
-index (``--index-strategy unsafe-best-match``), so a pinned local build such as ``torch==2.13.0+cpu`` is found
-wherever pip would find it.
+files and ``PIP_*`` variables (``pip config list``: find-links, index URLs, constraints, trusted hosts, the
+certificate bundle) are passed on, except local paths that do not exist, which pip only warns about.  Like pip,
+uv then takes the best match across every index (``--index-strategy unsafe-best-match``), so a pinned local build
+such as ``torch==2.13.0+cpu`` is found wherever pip would find it.  If uv is missing or fails, pip installs the
+same arguments instead (and says so), so an install never depends on uv alone.
 """
 
 from __future__ import annotations
@@ -23,8 +24,15 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-#: pip's options that uv takes too, and whether several values add up (the others: the last scope wins).
-OPTIONS = {"find-links": True, "extra-index-url": True, "constraint": True, "index-url": False}
+#: pip's options that uv takes too: uv's flag, and whether several values add up (else the strongest scope wins).
+OPTIONS = {
+    "find-links": ("--find-links", True),
+    "extra-index-url": ("--extra-index-url", True),
+    "constraint": ("--constraint", True),
+    "index-url": ("--index-url", False),
+    "trusted-host": ("--allow-insecure-host", True),
+    "cert": ("", False),  # uv reads the certificate bundle from SSL_CERT_FILE
+}
 #: pip's scopes, weakest first (``pip config list`` prints ``scope.key='value'``; ``:env:`` is PIP_* variables).
 SCOPES = ("global", "user", "site", ":env:")
 
@@ -41,13 +49,13 @@ def pip_configuration() -> dict[str, list[str]]:
         if key in OPTIONS and scope in SCOPES:
             found[key][SCOPES.index(scope)] += shlex.split(value.strip().strip("'\""))
     out = {}
-    for key, adds in OPTIONS.items():
+    for key, (_, adds) in OPTIONS.items():
         scopes = [values for values in found[key] if values]
         if adds:
             values = list(dict.fromkeys(v for scope in scopes for v in scope))
         else:
             values = scopes[-1][-1:] if scopes else []
-        out[key] = [v for v in values if exists(v)]
+        out[key] = values if key == "trusted-host" else [v for v in values if exists(v)]
     return out
 
 
@@ -59,24 +67,44 @@ def exists(location: str) -> bool:
     return Path(parsed.path if parsed.scheme == "file" else location).exists()
 
 
-def command(python: str, arguments: list[str]) -> list[str]:
-    """uv's command line: the uv beside this interpreter or in the target venv (``make env`` puts it there)."""
+def uv_binary(python: str) -> Path | None:
+    """The uv beside this interpreter or in the target venv (``make env`` installs it there first)."""
     found = [uv for uv in (Path(sys.executable).parent / "uv", Path(python).parent / "uv") if uv.is_file()]
-    out = [str(found[0]) if found else "uv", "pip", "install", "--python", python]
-    out += ["--index-strategy", "unsafe-best-match", "--quiet"]
-    for key, values in pip_configuration().items():
-        for value in values:
-            out += [f"--{key}", value]
-    return out + arguments
+    return found[0] if found else None
+
+
+def install(python: str, arguments: list[str], *, cwd: Path | None = None, env: dict | None = None) -> None:
+    """``pip install ARGUMENTS`` into the venv of ``python``, by uv; by this interpreter's pip if uv is missing or
+    fails (said on stderr), so an install never depends on uv alone.  Raises ``CalledProcessError`` when both fail.
+    """
+    env = {k: v for k, v in (os.environ if env is None else env).items() if k != "VIRTUAL_ENV"}
+    uv = uv_binary(python)
+    if uv is not None:
+        config = pip_configuration()
+        command = [str(uv), "pip", "install", "--python", python, "--index-strategy", "unsafe-best-match", "--quiet"]
+        for key, values in config.items():
+            command += [arg for value in values for arg in (OPTIONS[key][0], value)] if OPTIONS[key][0] else []
+        if config["cert"] and "SSL_CERT_FILE" not in env:
+            env["SSL_CERT_FILE"] = config["cert"][0]
+        done = subprocess.run(command + arguments, cwd=cwd, env=env)
+        if done.returncode == 0:
+            return
+        print(f"uv_install: uv stopped with exit status {done.returncode}; installing with pip", file=sys.stderr)
+    else:
+        print("uv_install: no uv found; installing with pip", file=sys.stderr)
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", "--quiet"]
+    subprocess.run(pip + arguments, cwd=cwd, env=env, check=True)
 
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    python, arguments = argv[0], argv[1:]
-    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-    return subprocess.run(command(python, arguments), env=env).returncode
+    try:
+        install(argv[0], argv[1:])
+    except subprocess.CalledProcessError as exc:
+        return exc.returncode or 1
+    return 0
 
 
 if __name__ == "__main__":
