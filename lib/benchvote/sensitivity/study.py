@@ -2,9 +2,11 @@
 
 A row holds a board's diversity and its cardinal or ordinal sensitivity, with the status of the value (proven
 maximum, certified bound or lower bound) and the relaxation's value beside it.  :func:`trade_off_table` computes
-the rows of many boards, the cardinal and the ordinal rows in two processes side by side when asked: the two
-halves of the study on the shipped boards take about the same time (a couple of minutes each on one core), and
-every row is computed on its own, so the table is the same however the rows are shared out.
+the rows of many boards, and on a machine with cores to spare the cardinal and the ordinal rows in two processes
+side by side: the two halves of the study on the shipped boards take about the same time (a couple of minutes
+each on one core), and every row is computed on its own, so the table is the same however the rows are shared
+out.  The trade-off chapter computes them in one process: its build already runs two notebooks at once on two
+cores, and in a measured build of the book two more processes made the chapter end about two minutes later.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def cardinal_row(board: Any, *, time_limit: float = 120.0) -> dict:
         "diversity": diversity(board.scores).diversity,
         "eps": default_eps(board.scores),
     }
-    for suffix, options in [("", {}), (" (z-score box)", dict(eps=0.01, normalize="zscore"))]:
+    boxes: list[tuple[str, dict[str, Any]]] = [("", {}), (" (z-score box)", {"eps": 0.01, "normalize": "zscore"})]
+    for suffix, options in boxes:
         best = cardinal_sensitivity(board.scores, **options, time_limit=time_limit)
         if suffix == "":
             alone = (
