@@ -72,8 +72,11 @@ binder-env: env
 # Three lanes share the two cores: lint; the tests that need no book; the book build (Sphinx reads the pages in two
 # processes, so the trade-off chapter runs beside the others: scripts/build_book.py) with the
 # Binder venv beside it (four job slots: with three, the Binder venv's install took the third and the book waited
-# for it), then the site and live tests. The last lane is the critical path: the other two, and the Binder venv, run
-# at a lower priority (nice) and fill the time it leaves. The site and live tests start as soon as the book is built, in two
+# for it), then the site and live tests. The other two lanes and the Binder venv run under `nice`, but where the
+# kernel has autogroups (sched_autogroup_enabled=1) each notebook kernel is a scheduling group of its own (Jupyter
+# starts it in a new session), so nice ranks them only against the book's Sphinx process: measured on a clean run,
+# the two kernels got about 137 % of the two cores and the tests about 60 %. The cores are busy from the book's start
+# to the end, so the total work, not this order, decides when make test ends. The site and live tests start as soon as the book is built, in two
 # workers spread test by test except the live JupyterLab tests, which share one server (tests/conftest.py:
 # TestByTestScheduling). Four site workers were slower on 2 cores (18.7 min against about 15).
 SITE_WORKERS ?= 2
