@@ -9,7 +9,8 @@ downloads and unpacks in parallel: the project's venv took about 25 s on a fresh
 2.5 minutes with pip, and a tenth of pip's CPU time (``make env`` and the Binder venv of the live tests both
 install this way).  uv reads none of pip's configuration, so the options pip would take from its configuration
 files and ``PIP_*`` variables (``pip config list``: find-links, index URLs, constraints, trusted hosts, the
-certificate bundle) are passed on, except local paths that do not exist, which pip only warns about.  Like pip,
+certificate bundle) are passed on, except local paths that do not exist, which pip only warns about, and
+indexes whose host does not resolve (``scripts/usable_requirements.py``).  Like pip,
 uv then takes the best match across every index (``--index-strategy unsafe-best-match``), so a pinned local build
 such as ``torch==2.13.0+cpu`` is found wherever pip would find it.  If uv is missing or fails, pip installs the
 same arguments instead (and says so), so an install never depends on uv alone.
@@ -23,6 +24,9 @@ import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from usable_requirements import reachable  # noqa: E402
 
 #: pip's options that uv takes too: uv's flag, and whether several values add up (else the strongest scope wins).
 OPTIONS = {
@@ -60,10 +64,10 @@ def pip_configuration() -> dict[str, list[str]]:
 
 
 def exists(location: str) -> bool:
-    """A remote URL, or a local path (or file:// URL) that exists."""
+    """A remote URL whose host resolves (as usable_requirements asks), or a local path or file:// URL that exists."""
     parsed = urlparse(location)
     if parsed.scheme in ("http", "https"):
-        return True
+        return reachable(location)
     return Path(parsed.path if parsed.scheme == "file" else location).exists()
 
 
@@ -83,7 +87,9 @@ def install(python: str, arguments: list[str], *, cwd: Path | None = None, env: 
         config = pip_configuration()
         command = [str(uv), "pip", "install", "--python", python, "--index-strategy", "unsafe-best-match", "--quiet"]
         for key, values in config.items():
-            command += [arg for value in values for arg in (OPTIONS[key][0], value)] if OPTIONS[key][0] else []
+            flag = OPTIONS[key][0]
+            if flag:
+                command += [arg for value in values for arg in (flag, value)]
         if config["cert"] and "SSL_CERT_FILE" not in env:
             env["SSL_CERT_FILE"] = config["cert"][0]
         done = subprocess.run(command + arguments, cwd=cwd, env=env)
