@@ -5,9 +5,10 @@
 (run by an interpreter that has pip, whose configuration it reads; uv is the one beside it or in the venv).
 
 ``ARGUMENTS`` are those of ``pip install`` that uv shares (``-r file``, ``--no-deps``, ``-e .``, names).  uv
-downloads and unpacks in parallel: the project's venv took about 25 s on a fresh machine against about
-2.5 minutes with pip, and a tenth of pip's CPU time (``make env`` and the Binder venv of the live tests both
-install this way).  uv reads none of pip's configuration, so the options pip would take from its configuration
+downloads and unpacks in parallel: the project's venv took 19-25 s on a clean clone (about 16 CPU seconds)
+against 144 s with pip, and the Binder venv 15 s against about 2.5 minutes, in which pip alone used over two CPU
+minutes (``make env`` and the Binder venv of the live tests both install this way).  uv reads none of pip's
+configuration, so the options pip would take from its configuration
 files and ``PIP_*`` variables (``pip config list``: find-links, index URLs, constraints, trusted hosts, the
 certificate bundle) are passed on, except local paths that do not exist, which pip only warns about, and
 indexes whose host does not resolve (``scripts/usable_requirements.py``).  Like pip,
