@@ -3,7 +3,8 @@
 axe-core comes from npm with the site's other browser files (``scripts/fetch_web_assets.py`` puts it in
 ``_build/test_assets/``, outside the site) and is injected into each page from disk (``chromium.serious_violations``).
 Every page of the built book is checked at 1280 and 390 px, in light and dark mode (the mode the system asks for,
-which the site follows), on the page as loaded.
+which the site follows), on the page as loaded or right after the system's mode changed, before any control is
+used.
 
 Which rules run where: the rules about colour (:data:`COLOUR_RULES`) depend on the width (which elements
 show) and on the theme (their colours), so they run in all four settings.  Every other rule reads the
@@ -12,10 +13,12 @@ document's structure, names, roles and what is visible, which the width can chan
 light mode and at 390 px in dark mode.  That covers every rule in every setting it can differ in, at
 about two thirds of the cost of every rule four times.
 
-Where: a page load costs about as much as the colour rules, so the three settings that ``test_site.py`` opens
-every page in anyway (1280 px light, 390 px light and dark) run axe-core inside those tests, first thing after
-the load (``test_every_page_at_1280_px``, ``test_every_page_on_a_phone``); the fourth (1280 px, dark) is here,
-page by page.
+Where: a page load costs about as much as the colour rules, and the theme only swaps colours (``data-theme``)
+when the system's scheme changes, so the four settings take two loads per page, in ``test_site.py``'s tests,
+which run axe-core first thing after the load and again right after switching the scheme (``switch_scheme``):
+1280 px loaded light, then dark (``test_every_page_at_1280_px``); 390 px loaded dark, then light
+(``test_every_page_on_a_phone``).  Each scheme is thus checked as first loaded at one width and as switched to at
+the other.  An audit report is checked here, in its four settings.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from chromium import COLOUR_RULES, EVERY_RULE, TAGS, axe_script, book_violations, serious_violations
-from test_site import PAGES, browser, server  # noqa: F401  (fixtures)
+from chromium import COLOUR_RULES, EVERY_RULE, TAGS, axe_script, serious_violations
+from test_site import browser  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.site
 
@@ -45,20 +48,6 @@ def test_the_colour_rules_are_the_colour_dependent_rules_of_the_tags(browser):  
     finally:
         page.close()
     assert sorted(colour) == sorted(COLOUR_RULES)
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_no_page_has_a_serious_accessibility_violation_at_1280_px_in_dark_mode(server, browser, path):  # noqa: F811
-    """The setting no test of ``test_site.py`` opens the pages in (the other three: see the module docstring)."""
-    axe_script()
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    page = context.new_page()
-    try:
-        page.goto(f"{server}/{path}", wait_until="networkidle")
-        found = book_violations(page, 1280, "dark")
-    finally:
-        context.close()
-    assert not found, "\n".join(f"{path}: {v}" for v in found)
 
 
 def test_an_audit_report_has_no_serious_accessibility_violation(browser, tmp_path):  # noqa: F811

@@ -4,11 +4,14 @@ Needs the output of ``make book`` in ``_build/html`` and Debian's Chromium at
 ``/usr/bin/chromium``.  Screenshots of every page are kept in
 ``_build/screenshots/``.
 
-Page loads are the cost of these tests (Chromium is CPU-bound): every page is opened once per setting
-(width, colour scheme) that a check needs, and every check of that setting runs on that one load, the
-accessibility checks of ``test_accessibility.py`` first (on the page as loaded), then the read-only checks,
-then the ones that use the controls.  Each check's failures are collected under its name and the test fails at
-its end with all of them.  The tests are parametrized by page, so that the workers of ``pytest -n`` share them.
+Page loads are the cost of these tests (Chromium is CPU-bound): every page is opened once per width, in one
+colour scheme, and the system's scheme is then switched under the loaded page (the site follows it, as it does
+on a first visit: ``switch_scheme``), so both schemes are checked on one load.  At 1280 px the page is loaded
+light and switched to dark, on a phone loaded dark and switched to light, so each scheme is also checked as
+first loaded.  Every check of a setting runs on that load, the accessibility checks of
+``test_accessibility.py`` first (on the page as loaded), then the read-only checks, then the ones that use the
+controls.  Each check's failures are collected under its name and the test fails at its end with all of them.
+The tests are parametrized by page, so that the workers of ``pytest -n`` share them.
 """
 
 from __future__ import annotations
@@ -153,6 +156,16 @@ class Findings:
         assert not self.failed, "\n".join(self.failed)
 
 
+def switch_scheme(page, scheme: str) -> None:
+    """The system's colour scheme turns to ``scheme`` under the loaded page; the theme follows it (its "auto" mode).
+
+    One load then serves both schemes: the theme only swaps ``data-theme``, and every colour of the book and of
+    its explorables hangs on that attribute (CSS), so nothing needs the page to be loaded again.
+    """
+    page.emulate_media(color_scheme=scheme)
+    page.wait_for_function(f"() => document.documentElement.dataset.theme === '{scheme}'")
+
+
 def screenshot(page, shot: Path) -> None:
     """The page's first screen, as a reader opening it sees it (a screenshot is for people; the checks read the DOM).
 
@@ -285,9 +298,10 @@ def _library_numbers(page, kinds: list[str], stem: str) -> None:
 
 @pytest.mark.parametrize("path", PAGES)
 def test_every_page_at_1280_px(server, browser, path):
-    """Every page on a desktop (1280 px, light mode), one load for every check at this setting.
+    """Every page on a desktop (1280 px), loaded in light mode, one load for every check at this width.
 
-    - axe-core finds no serious violation (every rule; ``test_accessibility.py``), on the page as loaded;
+    - axe-core finds no serious violation (every rule; ``test_accessibility.py``), on the page as loaded, nor
+      (the colour rules) with the system switched to dark mode and back;
     - the page renders offline: its title, no request leaves 127.0.0.1, no console or page error and no failed
       request (at any time during the test), every image loads, MathJax typesets the formulas (screenshot kept);
     - a chapter: every figure has alt text and one caption, and no control in its outputs needs a kernel;
@@ -301,6 +315,13 @@ def test_every_page_at_1280_px(server, browser, path):
         html = page.content()
         with found.check("accessibility"):
             violations = book_violations(page, 1280, "light")
+            assert not violations, "\n".join(violations)
+        with found.check("accessibility in dark mode"):
+            try:
+                switch_scheme(page, "dark")
+                violations = book_violations(page, 1280, "dark")
+            finally:
+                switch_scheme(page, "light")
             assert not violations, "\n".join(violations)
         with found.check("renders offline"):
             screenshot(page, SHOTS / (path.replace("/", "__").removesuffix(".html") + ".png"))
@@ -610,35 +631,41 @@ def _explorables_legible(page, path: str, scheme: str) -> None:
         break
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_on_a_phone(server, browser, path, scheme):
-    """Every page at 390 px, in light and dark mode, one load for every check at this setting.
+def test_every_page_on_a_phone(server, browser, path):
+    """Every page at 390 px, loaded in dark mode and then switched to light, one load for every check at this width.
 
-    - axe-core finds no serious violation (the colour rules in light mode, every rule in dark mode:
-      ``test_accessibility.py``), on the page as loaded; no page error;
-    - a page of the book is not wider than the phone;
+    In each scheme:
+
+    - axe-core finds no serious violation (every rule in dark mode, on the page as loaded; the colour rules in
+      light mode: ``test_accessibility.py``); no page error;
     - a chapter: every figure fits the phone and its text stays legible (screenshots kept);
-    - a chapter with explorables: they are legible (chart text, contrast of their words), and no two labels
-      overlap.
+    - a chapter with explorables: they are legible (chart text, contrast of their words).
+
+    Once: a page of the book is not wider than the phone, and no two labels of an explorable overlap.
     """
-    context, page, log = open_page(browser, server, path, 390, scheme)
-    found = Findings(f"{path}, 390 px, {scheme}", log)
+    context, page, log = open_page(browser, server, path, 390, "dark")
+    found = Findings(f"{path}, 390 px", log)
     try:
-        with found.check("accessibility"):
-            violations = book_violations(page, 390, scheme)
-            assert not violations, "\n".join(violations)
-        if path in toc_pages():
-            with found.check("not wider than a phone"):
-                _not_wider_than_a_phone(page, path)
-        if path.startswith("notebooks/"):
-            with found.check("figures fit a phone and their text stays legible"):
-                _figures_fit_a_phone(page, path, scheme)
-        if path in EXPECTED_EXPLORABLES:
-            with found.check("labels never overlap"):
-                _labels_never_overlap(page, 390)
-            with found.check("explorables are legible on a phone"):
-                _explorables_legible(page, path, scheme)
+        for scheme in ("dark", "light"):
+            if scheme == "light":
+                page.evaluate("() => window.scrollTo(0, 0)")  # the checks below scrolled: back to the top
+                switch_scheme(page, "light")
+            with found.check(f"accessibility ({scheme})"):
+                violations = book_violations(page, 390, scheme)
+                assert not violations, "\n".join(violations)
+            if scheme == "dark" and path in toc_pages():
+                with found.check("not wider than a phone"):
+                    _not_wider_than_a_phone(page, path)
+            if path.startswith("notebooks/"):
+                with found.check(f"figures fit a phone and their text stays legible ({scheme})"):
+                    _figures_fit_a_phone(page, path, scheme)
+            if path in EXPECTED_EXPLORABLES:
+                if scheme == "dark":
+                    with found.check("labels never overlap"):
+                        _labels_never_overlap(page, 390)
+                with found.check(f"explorables are legible on a phone ({scheme})"):
+                    _explorables_legible(page, path, scheme)
         with found.check("no page error"):
             assert not log.errors, "\n".join(log.errors[:10])
     finally:
