@@ -418,6 +418,41 @@ class TestOrdinal:
         after = protected_ranking(s, protected=protected, added=list(enum.added))
         assert enum.n_flipped == round(bv.kendall_tau_distance(enum.ranking_before, after) * 3)
 
+    @pytest.mark.parametrize("seed", range(6))
+    def test_transitivity_cuts_hold_for_the_true_reversals_of_every_added_set(self, seed):
+        """The program's transitivity rows cut no true answer away: the reversals that adding any set of pool models
+        makes (mean win rates recomputed in the new field) satisfy every row."""
+        from benchvote.sensitivity.ordinal import _ordered_pairs, _ordinal_setup, _transitivity_cuts
+
+        s, protected, pool = random_ordinal(300 + seed, m=12, n=5, p=6)
+        _, protected, pool, fm = _ordinal_setup(s, protected, True)
+        a_idx, b_idx = _ordered_pairs(fm)
+        cuts = _transitivity_cuts(a_idx, b_idx, len(pool))
+        assert cuts is not None and cuts.A.shape[0] >= 2
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            beta = rng.random(len(pool)) < 0.5
+            field = list(protected) + [x for x, on in zip(pool, beta) if on]
+            rate = bv.mean_win_rate(s.loc[field])
+            y = [float(rate[protected[a]] < rate[protected[b]]) for a, b in zip(a_idx, b_idx)]
+            lhs = cuts.A @ np.concatenate([beta.astype(float), y])
+            assert np.all(lhs <= cuts.ub + 1e-12)
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_the_program_with_its_cuts_matches_enumeration_on_six_protected_models(self, seed):
+        s, protected, _ = random_ordinal(400 + seed, m=15, n=5, p=6)
+        enum = ordinal_sensitivity_exact(s, protected=protected, method="enumerate")
+        mip = ordinal_sensitivity_exact(s, protected=protected, method="milp")
+        assert mip.optimal and mip.n_flipped == enum.n_flipped
+
+    def test_no_transitivity_cuts_beyond_the_row_cap(self, monkeypatch):
+        from benchvote.sensitivity import ordinal
+
+        a_idx, b_idx = np.nonzero(np.triu(np.ones((5, 5), bool), 1))  # 5 models in a strict order: 10 triples
+        assert ordinal._transitivity_cuts(a_idx, b_idx, 3).A.shape == (20, 13)
+        monkeypatch.setattr(ordinal, "MAX_TRANSITIVITY_ROWS", 19)
+        assert ordinal._transitivity_cuts(a_idx, b_idx, 3) is None
+
     def test_relaxation_never_above_exact_and_usually_equal(self):
         hits = 0
         for seed in range(20):

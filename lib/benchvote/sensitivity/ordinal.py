@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import LinearConstraint
+from scipy.sparse import coo_matrix
 
 from .._quiet import quiet_solver_output
 from .._validation import (
@@ -211,6 +213,40 @@ def _ordered_pairs(fm):
     base = np.asarray(fm.base, dtype=float)  # the totals of the protected field: no chain term applies yet
     a_idx, b_idx = np.nonzero(base > 0)  # a strictly above b among the protected models
     return a_idx, b_idx
+
+
+#: The most rows of transitivity cuts given to the mixed-integer program (two per ordered triple of protected models:
+#: up to 57 protected models in a strict order); beyond it the program runs without them (as valid, slower).
+MAX_TRANSITIVITY_ROWS = 60_000
+
+
+def _transitivity_cuts(a_idx: np.ndarray, b_idx: np.ndarray, q: int):
+    r"""Rows that make the reversals of the mixed-integer program a transitive order, or None (too many triples).
+
+    The variable of pair :math:`(a, b)` (``a`` above ``b`` among the protected) is :math:`y_{ab}`, at column
+    ``q + k`` for the k-th pair.  The totals are linear, so for ``a`` above ``b`` above ``c`` in the protected
+    field (every such pair is ordered: ``base`` is a difference of totals) the true reversals satisfy
+    :math:`y_{ac} \le y_{ab} + y_{bc}` (``a`` keeps ``b`` and ``b`` keeps ``c`` behind, so ``a`` keeps ``c``) and
+    :math:`y_{ab} + y_{bc} - 1 \le y_{ac}` (``b`` passes ``a`` and ``c`` passes ``b``, so ``c`` passes ``a``).
+    They cut no true answer away, so the optimum and the bound stay valid; they only tighten the relaxation
+    (HELM-bias, 13 protected models: 10,698 branch-and-bound nodes instead of about 78,000).
+    """
+    column = {(int(a), int(b)): q + k for k, (a, b) in enumerate(zip(a_idx, b_idx))}
+    below: dict[int, list[int]] = {}
+    for a, b in column:
+        below.setdefault(a, []).append(b)
+    triples = [(a, b, c) for a, b in column for c in below.get(b, ()) if (a, c) in column]
+    if not triples or 2 * len(triples) > MAX_TRANSITIVITY_ROWS:
+        return None
+    rows, cols, vals = [], [], []
+    for r, (a, b, c) in enumerate(triples):
+        ab, bc, ac = column[(a, b)], column[(b, c)], column[(a, c)]
+        rows += [2 * r] * 3 + [2 * r + 1] * 3
+        cols += [ac, ab, bc, ab, bc, ac]
+        vals += [1.0, -1.0, -1.0, 1.0, 1.0, -1.0]
+    matrix = coo_matrix((vals, (rows, cols)), shape=(2 * len(triples), q + len(column))).tocsr()
+    upper = np.tile([0.0, 1.0], len(triples))
+    return LinearConstraint(matrix, -np.inf, upper)
 
 
 def _toggle_search(
@@ -528,7 +564,7 @@ def ordinal_sensitivity_exact(
             seconds=time.perf_counter() - t0,
         )
 
-    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.optimize import Bounds, milp
 
     k_count = len(a_idx)
     unit = float(max(1, max(abs(int(v)) for v in np.ravel(inc).tolist() + list(base))))
@@ -538,7 +574,10 @@ def ordinal_sensitivity_exact(
     big_m = base_f + np.clip(inc_f, 0, None).sum(axis=1) + margin
     # y_k = 1  =>  base_k + inc_k . beta <= -margin
     a_mat = np.hstack([inc_f, np.diag(big_m)])
-    constraint = LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)
+    constraints = [LinearConstraint(a_mat, -np.inf, big_m - margin - base_f)]
+    cuts = _transitivity_cuts(a_idx, b_idx, q)
+    if cuts is not None:
+        constraints.append(cuts)
     cost = np.concatenate([np.zeros(q), -np.ones(k_count)])
     options: dict[str, Any] = {"mip_rel_gap": 0.0, "disp": False, "node_limit": int(work_limit)}
     if time_limit is not None:
@@ -546,7 +585,7 @@ def ordinal_sensitivity_exact(
     with quiet_solver_output():
         res = milp(
             cost,
-            constraints=constraint,
+            constraints=constraints,
             integrality=np.ones(q + k_count),
             bounds=Bounds(np.zeros(q + k_count), np.ones(q + k_count)),
             options=options,
