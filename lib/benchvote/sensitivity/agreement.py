@@ -94,16 +94,15 @@ def subset_agreement(
             compared[k] = both
         off = ~np.eye(m, dtype=bool)
 
-    def ranking(cols):
+    def standing(cols):  # the subset's scores of the models: their ranking is rank(standing(cols))
         if kind == "cardinal":
-            return rank(mat.values[:, cols].mean(axis=1))
+            return mat.values[:, cols].mean(axis=1)
         w, c = wins[cols].sum(axis=0), compared[cols].sum(axis=0)
         if (c[off] == 0).any():
             raise ValueError("two models share no task in this subset")
-        rate = np.where(off, w / np.maximum(c, 1), 0.0).sum(axis=1) / m
-        return rank(rate)
+        return np.where(off, w / np.maximum(c, 1), 0.0).sum(axis=1) / m
 
-    full = ranking(np.arange(n))
+    full = rank(standing(np.arange(n)))
     rng = np.random.default_rng(seed)
     rows = []
     for size in sizes:
@@ -113,14 +112,16 @@ def subset_agreement(
             subsets = [list(c) for c in combinations(range(n), size)]
         else:
             subsets = [sorted(rng.choice(n, size=size, replace=False)) for _ in range(samples)]
-        taus, mrcs = [], []
+        columns = []
         for cols in subsets:
             try:
-                r = ranking(np.array(cols))
+                columns.append(standing(np.array(cols)))
             except ValueError:
                 continue  # e.g. two models that share no task in this subset
-            taus.append(kendall_tau_distance(full, r))
-            mrcs.append(max_rank_change(full, r))
+        # every subset's ranking at once: rank() ranks each column with the arithmetic of a single vector
+        ranked = rank(np.column_stack(columns)) if columns else np.empty((m, 0))
+        taus = [kendall_tau_distance(full, ranked[:, k]) for k in range(ranked.shape[1])]
+        mrcs = [max_rank_change(full, ranked[:, k]) for k in range(ranked.shape[1])]
         rows.append(
             {
                 "size": size,
