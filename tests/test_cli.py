@@ -147,15 +147,19 @@ def test_unknown_primary_rule_is_an_argparse_error(tmp_path, capsys):
     assert "invalid choice: 'plurality'" in capsys.readouterr().err
 
 
-def test_a_bad_option_value_prints_one_line_not_the_usage(tmp_path):
+def test_a_bad_option_value_prints_one_line_not_the_usage(tmp_path, capsys):
     """Issue 37: `--n-boot abc` printed argparse's usage (nine lines); the command prints one line and exits 2."""
     path = write(tmp_path, "b.csv", WIDE)
     for extra in (["--n-boot", "abc"], ["--top-k", "2.5"], ["--seed", "x"], ["--normalize"], []):
-        argv = [sys.executable, "-m", "benchvote", "audit", *([str(path)] if extra else []), *extra]
-        done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
-        assert done.returncode == 2 and done.stdout == ""
-        assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("benchvote audit: error: "), done.stderr
-    assert subprocess.run([sys.executable, "-m", "benchvote", "audit", "--help"], capture_output=True).returncode == 0
+        assert main(["audit", *([str(path)] if extra else []), *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1 and err.startswith("benchvote audit: error: "), err
+    assert main(["audit", "--help"]) == 0 and "usage:" in capsys.readouterr().out
+    # the same in a process of its own, through `python -m benchvote`
+    argv = [sys.executable, "-m", "benchvote", "audit", str(path), "--n-boot", "abc"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("benchvote audit: error: "), done.stderr
 
 
 # --------------------------------------------------------------------------- report files: all or nothing

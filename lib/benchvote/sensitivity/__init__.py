@@ -50,7 +50,7 @@ Modules:
   :func:`no_intercept_fit`, companions of diversity in the trade-off chapter;
 * :mod:`benchvote.sensitivity.study`: :func:`trade_off_table`, the study of
   the trade-off chapter (diversity and sensitivity of many boards, a row
-  each; the cardinal and ordinal rows optionally in two processes).
+  each).
 """
 
 from ._problem import CardinalSensitivity, default_eps

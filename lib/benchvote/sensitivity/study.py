@@ -2,18 +2,15 @@
 
 A row holds a board's diversity and its cardinal or ordinal sensitivity, with the status of the value (proven
 maximum, certified bound or lower bound) and the relaxation's value beside it.  :func:`trade_off_table` computes
-the rows of many boards, and on a machine with cores to spare the cardinal and the ordinal rows in two processes
-side by side: the two halves of the study on the shipped boards take about the same time (a couple of minutes
-each on one core), and every row is computed on its own, so the table is the same however the rows are shared
-out.  The trade-off chapter computes them in one process: its build already runs two notebooks at once on two
-cores, and in a measured build of the book two more processes made the chapter end about two minutes later.
+the rows of many boards, one after another, each from its own seeds.  They run in one process: the book's build
+already runs two notebooks at once on two cores, and in a measured build two more processes for the study (its
+cardinal and its ordinal rows side by side) made the trade-off chapter end about two minutes later; each fresh
+process also pays about 7 CPU seconds to import torch before its first relaxation.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,10 +128,6 @@ def ordinal_row(board: Any, *, protected: Sequence | None = None) -> dict:
     }
 
 
-def _rows(jobs: list[TradeOffJob]) -> list[dict]:
-    return [ROWS[job.kind](job) for job in jobs]
-
-
 #: The kinds of row: how each is computed from its job.
 ROWS = {
     "cardinal": lambda job: cardinal_row(job.board),
@@ -142,16 +135,13 @@ ROWS = {
 }
 
 
-def trade_off_table(jobs: Sequence[TradeOffJob], *, processes: int = 1) -> pd.DataFrame:
+def trade_off_table(jobs: Sequence[TradeOffJob]) -> pd.DataFrame:
     """The rows of many boards as one table indexed by board name, in the order of ``jobs``.
 
     Parameters
     ----------
     jobs : sequence of TradeOffJob
-        The rows to compute.
-    processes : {1, 2}
-        With 2, the cardinal rows and the ordinal rows are computed in two fresh processes side by side;
-        the table is the same (every row is computed on its own, from its own seeds).
+        The rows to compute (every kind is checked before any row is computed).
 
     Examples
     --------
@@ -161,17 +151,7 @@ def trade_off_table(jobs: Sequence[TradeOffJob], *, processes: int = 1) -> pd.Da
     >>> list(table.index), list(table.kind)
     (['SuperGLUE', 'HELM-efficiency'], ['cardinal', 'ordinal'])
     """
-    processes = check_number(processes, "processes", low=1, high=2, integer=True)
     jobs = list(jobs)
     for job in jobs:
         check_choice(job.kind, "kind", tuple(ROWS))
-    kinds = sorted({job.kind for job in jobs})
-    groups = [[job for job in jobs if job.kind == kind] for kind in kinds]
-    if processes == 1 or len(groups) < 2:
-        done = [_rows(group) for group in groups]
-    else:
-        # "spawn": a fresh interpreter per process (numba's and torch's threads do not survive a fork)
-        with ProcessPoolExecutor(len(groups), mp_context=multiprocessing.get_context("spawn")) as pool:
-            done = list(pool.map(_rows, groups))
-    by_job = {id(job): row for group, rows in zip(groups, done) for job, row in zip(group, rows)}
-    return pd.DataFrame([by_job[id(job)] for job in jobs]).set_index("leaderboard")
+    return pd.DataFrame([ROWS[job.kind](job) for job in jobs]).set_index("leaderboard")
