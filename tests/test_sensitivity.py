@@ -1625,11 +1625,9 @@ def test_the_study_table_holds_its_rows_in_the_order_of_the_jobs_and_each_measur
 
 def test_the_study_refuses_an_unknown_kind_before_computing_any_row(monkeypatch):
     from benchvote import data
-    from benchvote.sensitivity import TradeOffJob, trade_off_table
+    from benchvote.sensitivity import TradeOffJob, study, trade_off_table
 
     board = data.load("SuperGLUE")
-    from benchvote.sensitivity import study
-
     monkeypatch.setitem(study.ROWS, "cardinal", lambda job: pytest.fail("a row was computed"))
     with pytest.raises(ValueError, match="kind"):
         trade_off_table([TradeOffJob(board, "cardinal"), TradeOffJob(board, "borda")])

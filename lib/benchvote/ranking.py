@@ -384,23 +384,20 @@ def kendall_tau_distance(r1: Any, r2: Any, *, tie_penalty: float = 0.0) -> float
     b = as_vector(r2, name="r2", length=len(a))
     if not 0.0 <= tie_penalty <= 1.0:
         raise ValueError(f"tie_penalty must lie in [0, 1], got {tie_penalty}")
-    if tie_penalty == 0.0:  # the default: only strict reversals count, so the tie groups need not be measured
-        from ._kernels import discordant_pairs  # numba loads with the first kernel call, not with benchvote
+    from ._kernels import discordant_pairs  # numba loads with the first kernel call, not with benchvote
 
-        return float(discordant_pairs(a, b) / comb(len(a), 2))
-    discordant, half_tied = _discordant_and_half_tied(a, b)
-    return float((discordant + tie_penalty * half_tied) / comb(len(a), 2))
+    # opposite pairs: a strict inversion of b sorted by a then b (merge sort); the tie groups are measured only
+    # when they count (the default penalty 0 counts strict reversals alone)
+    half_tied = _half_tied(a, b) if tie_penalty else 0
+    return float((discordant_pairs(a, b) + tie_penalty * half_tied) / comb(len(a), 2))
 
 
-def _discordant_and_half_tied(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
-    """Pairs i < j ordered oppositely by ``a`` and ``b``, and pairs tied in exactly one of them, in O(m log m).
+def _half_tied(a: np.ndarray, b: np.ndarray) -> int:
+    """Pairs i < j tied in exactly one of ``a`` and ``b``, in O(m log m).
 
-    Sorted by ``a`` then ``b``, an opposite pair is a strict inversion of
-    ``b`` (merge sort, :func:`benchvote._kernels.discordant_pairs`); pairs
-    tied in ``a``, in ``b`` and in both are counted from the sizes of the tie
-    groups, so no m x m array is formed.
+    Pairs tied in ``a``, in ``b`` and in both are counted from the sizes of the
+    tie groups, so no m x m array is formed.
     """
-    from ._kernels import discordant_pairs
 
     def tied(*keys: np.ndarray) -> int:  # pairs equal on every key: runs of the keys sorted together (finite)
         order = np.lexsort(keys[::-1])
@@ -412,7 +409,7 @@ def _discordant_and_half_tied(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
         sizes = np.diff(starts)
         return int((sizes * (sizes - 1) // 2).sum())
 
-    return discordant_pairs(a, b), tied(a) + tied(b) - 2 * tied(a, b)
+    return tied(a) + tied(b) - 2 * tied(a, b)
 
 
 def max_rank_change(r1: Any, r2: Any) -> float:
