@@ -60,13 +60,30 @@ AXE = ROOT / "_build" / "test_assets" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 #: The rules whose result depends on the colour scheme (axe-core's "color" category within :data:`TAGS`).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-#: The settings of the book that run every rule; the other two run :data:`COLOUR_RULES` only (why: the docstring
-#: of ``test_accessibility.py``).
+#: The settings of an audit report that run every rule; the other two run :data:`COLOUR_RULES` only (why: the
+#: docstring of ``test_accessibility.py``).
 EVERY_RULE = {(1280, "light"), (390, "dark")}
+#: What axe-core checks on every page of the book in each setting: every rule, the colour rules, or every rule but
+#: the colour rules (why, and where the phone's frame gets its colour rules: the docstring of
+#: ``test_accessibility.py``).
+BOOK_RULES = {(1280, "light"): "every", (1280, "dark"): "colour", (390, "dark"): "all but colour"}
 
-_RUN = """async ([tags, only]) => {
+#: ``within`` for the theme's frame of a page of the book: everything but the article (header, sidebars and their
+#: dialogs, the article's own header and footer, the page's footer), the same on every page.
+FRAME = "frame"
+
+_RUN = """async ([tags, only, skip, within, FRAME]) => {
   const scope = only.length ? {type: 'rule', values: only} : {type: 'tag', values: tags};
-  const result = await axe.run(document, {runOnly: scope, resultTypes: ['violations']});
+  const rules = Object.fromEntries(skip.map(r => [r, {enabled: false}]));
+  const frame = () => {  // everything but the article: its siblings and those of each ancestor
+    const roots = [];
+    for (let n = document.querySelector('article.bd-article'); n && n !== document.body; n = n.parentElement)
+      roots.push(...Array.from(n.parentElement.children).filter(c => c !== n));
+    return roots;
+  };
+  const context = !within ? document
+    : {include: within === FRAME ? frame() : Array.from(document.querySelectorAll(within))};
+  const result = await axe.run(context, {runOnly: scope, rules, resultTypes: ['violations']});
   return result.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
     .map(v => `${v.id} (${v.impact}, ${v.nodes.length} nodes): `
       + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | '));
@@ -79,19 +96,32 @@ def axe_script() -> Path:
     return AXE
 
 
-def serious_violations(page, only: list[str] | None = None) -> list[str]:
-    """axe-core's serious and critical WCAG 2.1 A/AA violations on the page, one line per rule (``only``: these)."""
+def serious_violations(
+    page, only: list[str] | None = None, *, skip: list[str] | None = None, within: str | None = None
+) -> list[str]:
+    """axe-core's serious and critical WCAG 2.1 A/AA violations on the page, one line per rule.
+
+    ``only``: these rules; ``skip``: all but these; ``within``: the elements matching this CSS selector, or
+    :data:`FRAME`.
+    """
     page.add_script_tag(path=str(axe_script()))
-    return page.evaluate(_RUN, [TAGS, only or []])
+    return page.evaluate(_RUN, [TAGS, only or [], skip or [], within, FRAME])
 
 
 def book_violations(page, width: int, scheme: str) -> list[str]:
-    """:func:`serious_violations` of a page of the book at a setting: every rule or the colour rules (EVERY_RULE).
+    """:func:`serious_violations` of a page of the book in a setting of :data:`BOOK_RULES`.
 
-    The page must be as loaded (nothing clicked yet) with the book's accessibility repairs done (``a11y.js``).
+    The page must be as loaded or just switched to ``scheme`` (nothing clicked yet), with the book's accessibility
+    repairs done (``a11y.js``).
     """
     page.wait_for_function("() => document.documentElement.dataset.bvA11y === 'complete'")  # a11y.js
     assert page.evaluate("() => document.documentElement.dataset.theme") == scheme
-    found = serious_violations(page, None if (width, scheme) in EVERY_RULE else COLOUR_RULES)
+    rules = BOOK_RULES[(width, scheme)]
+    if rules == "every":
+        found = serious_violations(page)
+    elif rules == "colour":
+        found = serious_violations(page, COLOUR_RULES)
+    else:
+        found = serious_violations(page, skip=COLOUR_RULES)
     page.evaluate("() => window.scrollTo(0, 0)")
     return found

@@ -34,6 +34,8 @@ from benchvote.sensitivity._cliques import (
     ensure_compiled,
     witness_masks,
 )
+from benchvote.sensitivity._problem import _cardinal_setup
+from benchvote.sensitivity._weightbb import _Context
 
 ensure_compiled()
 
@@ -110,6 +112,23 @@ class TestPieces:
         # a pair left out is one that no weighting reverses
         for k in set(range(len(d))) - set(cand.tolist()):
             assert not _exact_both_possible(d[k], d[k], lo, hi)
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_witness_points_decide_how_often_the_exact_test_runs_not_the_edges(self, seed):
+        """The conflict graph is the same with the search's witnesses (random points and corners) as with none."""
+        rng = np.random.default_rng(seed)
+        scores = rng.normal(size=(25, 6)) + rng.normal(size=(25, 1))
+        prob = _cardinal_setup(scores, True, 0.05, "none", 1e-9)
+        ctx = _Context(prob, seed=seed)
+        lo, hi = prob.lo, prob.hi
+        cand = candidates(ctx.d, ctx.slack, lo, hi, np.arange(len(ctx.d), dtype=np.int64))
+        none = np.zeros((len(cand), 1), dtype=np.uint64)  # no point: every pair reaches the exact test
+        known = np.zeros((len(cand),) * 2, bool)
+        points = ctx.witnesses(lo, hi, cand)
+        masks = witness_masks(ctx.d, ctx.slack, cand, points)
+        assert len(points) > 128 and masks.any()  # the corners are there and some candidates share one
+        full = conflict_graph(ctx.d, ctx.slack, ctx.magnitude, cand, lo, hi, none, known)
+        assert np.array_equal(conflict_graph(ctx.d, ctx.slack, ctx.magnitude, cand, lo, hi, masks, known), full)
 
     @pytest.mark.parametrize("seed", range(20))
     def test_dual_bound_from_any_multipliers(self, seed):

@@ -50,8 +50,6 @@ import numpy as np
 from numba import njit
 
 _U = 2.0**-53
-#: Random points per box whose reversed sets witness compatible pairs (bits of the witness masks).
-WITNESS_WORDS = 2
 
 
 @njit(cache=True)

@@ -53,8 +53,14 @@ NODE_ROUNDS = 12
 #: Rows separated per round: cliques, transitivity rows.
 CLIQUES_PER_ROUND = 400
 TRIANGLES_PER_ROUND = 1500
-#: Random witness points per box (compatible pairs are found by sharing one).
+#: Witness points per box: two candidates whose conditions may both hold at one of them are compatible and are
+#: not tested (``conflict_graph``).  Random points rarely reverse two given pairs at once; the box's corner that
+#: minimises one candidate's margin reverses it and many others.  On MMLU's root (4,567 candidates, 10.4 million
+#: pairs) the 128 random points left 9.7 million pairs to the exact test, 1,024 corners added 2.2 million: the
+#: conflict graph took 2.7 s instead of 8.9 s, with the same edges on MMLU, BigBenchHard and a random 100 x 100
+#: board (a shared witness makes the exact test fail anyway, so witnesses decide only how often it runs).
 WITNESSES = 128
+CORNER_WITNESSES = 1024
 
 
 class _Context:
@@ -72,10 +78,13 @@ class _Context:
         self.nodes = 0
         self.iterations = 0
 
-    def witnesses(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    def witnesses(self, lo: np.ndarray, hi: np.ndarray, cand: np.ndarray) -> np.ndarray:
+        """The box's centre, seeded random points, and the corners minimising the margins of spread candidates."""
         rng = np.random.default_rng([self.seed, self.nodes])
         pts = np.exp(rng.uniform(np.log(lo), np.log(hi), size=(WITNESSES - 1, len(lo))))
-        return np.vstack([(lo + hi) / 2, pts])
+        spread = cand[np.unique(np.linspace(0, len(cand) - 1, CORNER_WITNESSES).astype(np.int64))]
+        corners = np.where(self.d[spread] > 0, lo, hi)
+        return np.vstack([(lo + hi) / 2, pts, corners])
 
     def rows_for(self, cand: np.ndarray, y: np.ndarray, adj: np.ndarray) -> list:
         """Violated clique and transitivity rows at ``y`` (in global pair numbers)."""
@@ -113,7 +122,7 @@ def _evaluate(ctx: _Context, lo, hi, among, known_adj, rows, target: int, rounds
         return len(cand), cand, None, []
     pos = np.searchsorted(among, cand)
     known = known_adj[np.ix_(pos, pos)] if known_adj is not None else np.zeros((len(cand), len(cand)), dtype=bool)
-    masks = witness_masks(ctx.d, ctx.slack, cand, ctx.witnesses(lo, hi))
+    masks = witness_masks(ctx.d, ctx.slack, cand, ctx.witnesses(lo, hi, cand))
     adj = conflict_graph(ctx.d, ctx.slack, ctx.magnitude, cand, lo, hi, masks, known)
     lp = CliqueLP(len(cand))
     local = {int(k): p for p, k in enumerate(cand)}
