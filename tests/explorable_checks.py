@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import benchvote as bv
+from benchvote._validation import numbered
 from benchvote.missing import knock_out, partial_borda
 from benchvote.ranking import changed_pairs, flipped_pairs
 from benchvote.strategy import water_filling
@@ -152,10 +153,12 @@ def _check_toggle_numbers(root, d, frame, added, expected, v, tau) -> None:
         assert "No pair of protected models changes order" in summary and f"distance {tau:.3f}" in summary
     else:
         pairs = len(protected) * (len(protected) - 1) // 2
-        assert f"{changed} of the {pairs} pair(s) of protected models change order" in summary, summary
+        verb = "changes order" if changed == 1 else "change order"
+        assert f"{changed} of the {pairs} {numbered(pairs, 'pair')} of protected models {verb}" in summary, summary
         for kind, count in sorts.items():
             assert (f"{count} {kind}" in summary) == (count > 0), (kind, summary)
-        assert f"the Kendall tau distance, {tau:.3f}, counts only the {sorts['reversed']} pair(s) strictly" in summary
+        reversed_ = f"{sorts['reversed']} {numbered(sorts['reversed'], 'pair')}"
+        assert f"the Kendall tau distance, {tau:.3f}, counts only the {reversed_} strictly" in summary
 
 
 def _label_noise_expected(d: dict, alpha: np.ndarray) -> tuple[list, float, float]:

@@ -323,6 +323,24 @@ def test_the_library_reads_nothing_outside_the_package():
         )
 
 
+#: A noun of the library's messages with its plural in brackets ("task(s)"); a call such as ``f(s)`` is not one.
+PLURAL_IN_BRACKETS = (
+    r"\b(task|model|pair|column|value|cycle|rule|leader|section|row|cell|item|place|redraw|comparison|metric|weight"
+    r"|name|label|entry|group|file|score|board|winner|tie|step|point|node|case|option)\(s\)|\}\(s\)"
+)
+
+
+def test_no_message_or_page_of_the_library_puts_a_plural_in_brackets():
+    """Messages, reports and explorables say "1 task" and "3 tasks", never "task(s)" (``_validation.numbered``)."""
+    found = []
+    for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.js"), *PACKAGE.rglob("*.j2")]):
+        for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            code = line.split("#")[0] if path.suffix == ".py" else line
+            if re.search(PLURAL_IN_BRACKETS, code) and not re.search(r"never say|\"pair\(s\)\"", code):
+                found.append(f"{path.relative_to(PACKAGE)}:{k}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
 def test_torch_matplotlib_and_ipywidgets_are_imported_only_when_needed():
     import subprocess
     import sys

@@ -444,8 +444,8 @@ def test_a_tie_is_not_called_a_reversal(standalone):
     assert (v["changed"], v["reversed"], v["orderedToTied"], v["tau"]) == (1, 0, 1, 0.0)
     assert v["fractions"] == ["7/9", "7/9"]
     summary = root.locator(".bv-summary").inner_text()
-    assert "1 of the 1 pair(s) of protected models change order (1 ordered \u2192 tied)" in summary
-    assert "the Kendall tau distance, 0.000, counts only the 0 pair(s) strictly reversed" in summary
+    assert "1 of the 1 pair of protected models changes order (1 ordered \u2192 tied)" in summary
+    assert "the Kendall tau distance, 0.000, counts only the 0 pairs strictly reversed" in summary
     assert "A and B now tie" in summary
     cells = root.locator("table[data-table=rates] td").all_inner_texts()
     assert cells == [

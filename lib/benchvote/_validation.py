@@ -347,10 +347,10 @@ def as_label_list(labels: Any, name: str, known: Any, *, what: str = "model") ->
     known_set = set(known)
     unknown = [x for x in out if x not in known_set]
     if unknown:
-        raise UnknownLabelError(f"{name}: unknown {what}(s) {unknown[:5]}")
+        raise UnknownLabelError(f"{name}: unknown {numbered(len(unknown), what)} {unknown[:5]}")
     if len(set(out)) != len(out):
         dup = pd.Index(out)[pd.Index(out).duplicated()].unique().tolist()
-        raise ValueError(f"{name} repeats {what}(s) {dup[:5]}")
+        raise ValueError(f"{name} repeats {numbered(len(dup), what)} {dup[:5]}")
     return out
 
 

@@ -411,7 +411,8 @@ def _toggle_steps(frame: pd.DataFrame, higher_is_better: Any, protected: list, p
             steps.append(
                 _step(
                     "Tick every box.",
-                    f"{n} of the {pairs} pairs of protected models change order",
+                    f"{n} of the {pairs} {numbered(pairs, 'pair')} of protected models "
+                    + ("changes order" if n == 1 else "change order"),
                     [{"op": "boxes", "on": [f"add-{k}" for k in range(len(pool))]}],
                     every["view"],
                 )

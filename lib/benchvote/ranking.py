@@ -16,7 +16,16 @@ from typing import Any, overload
 import numpy as np
 import pandas as pd
 
-from ._validation import as_direction, as_float_array, as_vector, check_choice, check_frame, check_tol, split_table
+from ._validation import (
+    as_direction,
+    as_float_array,
+    as_vector,
+    check_choice,
+    check_frame,
+    check_tol,
+    numbered,
+    split_table,
+)
 
 __all__ = [
     "rank",
@@ -184,8 +193,9 @@ def rank(
         raise ValueError("scores contain infinite values")
     missing = np.isnan(values)
     if missing.any() and nan_policy == "raise":
+        n_missing = int(missing.sum())
         raise ValueError(
-            f"scores contain {int(missing.sum())} missing value(s); pass nan_policy='omit' "
+            f"scores contain {n_missing} missing {numbered(n_missing, 'value')}; pass nan_policy='omit' "
             "to rank the observed scores among themselves"
         )
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._validation import numbered
+
 __all__ = ["domain_explorer"]
 
 
@@ -88,8 +90,8 @@ def domain_explorer(
         report.value = (
             f"{len(present)} models, {len(chosen_metrics)} metrics on {pick_scenario.value}: "
             f"single-peaked {yes[r.single_peaked]}, group-separable {yes[r.group_separable]}, "
-            f"largest disagreement {r.distance_degree} pair(s), majority transitive "
-            f"{yes[r.majority_transitive]}, {r.cycles} three-model cycle(s)."
+            f"largest disagreement {r.distance_degree} {numbered(r.distance_degree, 'pair')}, majority transitive "
+            f"{yes[r.majority_transitive]}, {r.cycles} three-model {numbered(r.cycles, 'cycle')}."
         )
         margins = profile_majority(profile).loc[present, present].to_numpy()
         beats = margins > 0

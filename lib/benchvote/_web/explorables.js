@@ -166,6 +166,16 @@
       return Number(v).toFixed(digits);
     }
 
+    /** "1 pair", "3 pairs": a number and its noun (``numbered`` in benchvote/_validation.py). */
+    function count(n, word, many) {
+      return `${n} ${n === 1 ? word : many || word + "s"}`;
+    }
+
+    /** The verb of "n ... change order" in the number n asks for. */
+    function changeOrder(n) {
+      return n === 1 ? "changes order" : "change order";
+    }
+
     function rankText(r) {
       return Number.isInteger(r) ? String(r) : r.toFixed(1);
     }
@@ -487,14 +497,15 @@
     /** The summary sentence of model-toggle: changed pairs by kind, and what the Kendall tau distance counts. */
     function toggleSummary(added, p, changed, sorts, tau) {
       const pairs = (p * (p - 1)) / 2;
-      const head = `${added} model(s) added to the field. `;
+      const head = `${count(added, "model")} added to the field. `;
       if (changed === 0) return head + `No pair of protected models changes order (Kendall tau distance ${fmt(tau, 3)}).`;
       const parts = [];
       if (sorts.reversed) parts.push(`${sorts.reversed} reversed`);
       if (sorts.toTie) parts.push(`${sorts.toTie} ordered \u2192 tied`);
       if (sorts.fromTie) parts.push(`${sorts.fromTie} tied \u2192 ordered`);
-      return head + `${changed} of the ${pairs} pair(s) of protected models change order (${parts.join(", ")}); ` +
-        `the Kendall tau distance, ${fmt(tau, 3)}, counts only the ${sorts.reversed} pair(s) strictly reversed`;
+      return head + `${changed} of the ${count(pairs, "pair")} of protected models ${changeOrder(changed)} ` +
+        `(${parts.join(", ")}); the Kendall tau distance, ${fmt(tau, 3)}, counts only the ` +
+        `${count(sorts.reversed, "pair")} strictly reversed`;
     }
 
     /** Check boxes add models to the field; the protected models' win rates and ranks are recomputed. */
@@ -609,7 +620,8 @@
         const fig = figure(bumpChart(before, after, d.protected, {
           titles: ["protected models only", `with ${added.length} added`],
           alt: `Bump chart of the ${p} protected models: their win-rate ranks among themselves (left) and with ` +
-            `${added.length} added model(s) in the field (right); ${changed.length} pair(s) change order.`,
+            `${count(added.length, "added model")} in the field (right); ${count(changed.length, "pair")} ` +
+            `${changeOrder(changed.length)}.`,
         }), d.caption);
         fig.insertBefore(rateTable(base.rates, got.rates, before, after, moved, added.length), fig.firstChild);
         replace(slot, fig);
@@ -1051,7 +1063,7 @@
         const axisNames = axis ? axis.map((k) => d.models[k]) : null;
         summary.textContent = `${on.length} models, ${d.metrics.length} metrics: single-peaked: ` +
           (axis ? `yes (axis ${axisNames.join(" \u2013 ")})` : "no") + `; group-separable: ${separable ? "yes" : "no"}; ` +
-          `${cycles} three-model majority cycle(s); ` +
+          `${count(cycles, "three-model majority cycle")}; ` +
           (condorcet === null ? "no Condorcet winner." : `Condorcet winner: ${condorcet}.`);
         const ballots = d.ballots.map((b) => b.filter((k) => on.includes(k)).map((k) => d.models[k]));
         const left = el("div", {});

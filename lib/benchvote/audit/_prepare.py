@@ -186,7 +186,7 @@ def cardinal_transform(work: pd.DataFrame, table: pd.DataFrame, options: Options
         tasks = [str(t) for t in table.columns]
         unknown = [t for t in options.weights if t not in tasks]
         if unknown:
-            raise AuditInputError(f"weights name unknown task(s): {', '.join(unknown[:5])}")
+            raise AuditInputError(f"weights name unknown {numbered(len(unknown), 'task')}: {', '.join(unknown[:5])}")
         absent = [t for t in tasks if t not in options.weights]
         if absent:
             raise AuditInputError(
@@ -318,7 +318,7 @@ def check_groups(groups: Any, table: pd.DataFrame) -> dict[str, str]:
     names = {str(t) for t in table.columns}
     unknown = [t for t in mapping if t not in names]
     if unknown:
-        raise AuditInputError(f"groups name unknown task(s): {', '.join(unknown[:5])}")
+        raise AuditInputError(f"groups name unknown {numbered(len(unknown), 'task')}: {', '.join(unknown[:5])}")
     return mapping
 
 
@@ -328,7 +328,8 @@ def split_costs(table: pd.DataFrame, direction: pd.Series, costs: Any) -> tuple[
     unknown = [str(c) for c in names if c not in table.columns]
     if unknown:
         shown = ", ".join(map(str, table.columns[:12])) + (", ..." if table.shape[1] > 12 else "")
-        raise AuditInputError(f"costs name unknown column(s): {', '.join(unknown)} (columns: {shown})")
+        what = numbered(len(unknown), "column")
+        raise AuditInputError(f"costs name unknown {what}: {', '.join(unknown)} (columns: {shown})")
     quality = [t for t in table.columns if t not in names]
     if names and len(quality) < 2:
         raise AuditInputError(

@@ -225,7 +225,7 @@ def _together(models: list[str]) -> str:
 
 
 def lead_sentence(s: dict, first_models: int | None = None) -> str:
-    """The verdict's first sentence: the primary rule's leader(s), how many other rules agree, who the others pick."""
+    """The verdict's first sentence: the primary rule's leader or leaders, how many other rules agree, who the others pick."""
     primary, rules = s["primary"], s["rules"]
     top = s["leaders"][primary]
     label = rules[primary]["label"]
