@@ -577,6 +577,44 @@ def test_the_first_visit_follows_the_system_colour_scheme(server, browser, schem
         context.close()
 
 
+#: The colour-mode button, as a reader's screen reader names it (``a11y.js``), and what is left of its icons' titles.
+MODE_BUTTON = """() => {
+  const b = document.querySelector('.theme-switch-button');
+  return {label: b.getAttribute('aria-label'), titles: b.querySelectorAll('title, [title]').length,
+          icons: b.querySelectorAll('svg').length, waiting: b.querySelectorAll('i').length};
+}"""
+ICONS_DRAWN = "n => { const b = document.querySelector('.theme-switch-button');"
+ICONS_DRAWN += " return b.querySelectorAll('svg').length === n && !b.querySelector('i'); }"
+
+
+def test_the_colour_mode_button_keeps_its_name_whenever_font_awesome_draws_its_icons(server, browser):
+    """Font Awesome turns each titled icon into an ``<svg>`` with a ``<title>`` at an animation frame of its own.
+
+    Before ``a11y.js`` ran, its titles made the button's text "Light Dark System Settings" and the repair dropped the
+    name "Color mode"; after the page's load event (seen once in CI, on the search page) they stayed beside the name,
+    which axe-core reports as a name that leaves out the visible text (label-content-name-mismatch, WCAG 2.5.3).
+    Both orders are made here: the button keeps its name and no title is left, and axe-core finds nothing.
+    """
+    context = browser.new_context(viewport={"width": 390, "height": 860})
+    page = context.new_page()
+    a11y = (HTML / "_static" / "a11y.js").read_text()
+    try:  # Font Awesome first: a11y.js held back until the icons are drawn
+        page.route("**/a11y.js*", lambda route: route.fulfill(body="", content_type="text/javascript"))
+        page.goto(f"{server}/search.html", wait_until="networkidle")
+        page.wait_for_function(ICONS_DRAWN, arg=3)
+        assert page.evaluate(MODE_BUTTON)["titles"] == 3, "Font Awesome keeps the titles as <title>"
+        page.add_script_tag(content=a11y)
+        assert page.evaluate(MODE_BUTTON) == {"label": "Color mode", "titles": 0, "icons": 3, "waiting": 0}
+        # and after the load event: a titled icon added, drawn by Font Awesome when it likes
+        page.evaluate("""() => document.querySelector('.theme-switch-button')
+          .insertAdjacentHTML('beforeend', '<i class="fa-solid fa-sun" title="Light"></i>')""")
+        page.wait_for_function(ICONS_DRAWN, arg=4)
+        assert page.evaluate(MODE_BUTTON) == {"label": "Color mode", "titles": 0, "icons": 4, "waiting": 0}
+        assert not serious_violations(page, ["label-content-name-mismatch"])
+    finally:
+        context.close()
+
+
 FIGURE_TEXT = """async () => {
   const out = [];
   for (const img of document.querySelectorAll('.bd-article figure img, .bd-article .cell_output img')) {
