@@ -219,3 +219,27 @@ def test_large_tables_fit_from_compact_counts_without_a_float64_square(monkeypat
     monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
     large = ratings.table_ratings(s)
     np.testing.assert_allclose(large, direct.ratings, atol=1e-9, rtol=0)
+
+
+def test_large_tables_give_the_same_floats_on_one_core_and_on_many(monkeypatch):
+    """Above ``_DIRECT_MAX`` the pair loops run in fixed blocks of rows on every core, summed in block order: the
+    ratings and the likelihood are bit-for-bit those of one core, and the blocks split the pairs evenly."""
+    from benchvote import ratings
+
+    rng = np.random.default_rng(11)
+    s = np.round(50 + 10 * (rng.normal(size=(90, 1)) + 0.7 * rng.normal(size=(90, 6))), 1)
+    doubled, _ = ratings._doubled_wins(s, True, 1e-9)
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
+    got = {}
+    for cores in (1, 2, 5):
+        monkeypatch.setattr(ratings.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        got[cores] = ratings._newton(doubled, 0.5, 10_000, 1e-10)
+        assert got[cores][3], "converged"
+    for cores in (2, 5):
+        np.testing.assert_array_equal(got[cores][0], got[1][0])
+        assert got[cores][1] == got[1][1]
+    rows = ratings._PairBlocks(90, None).rows
+    assert rows[0][0] == 0 and rows[-1][1] == 90 and all(a[1] == b[0] for a, b in zip(rows, rows[1:]))
+    pairs = [sum(90 - 1 - i for i in range(lo, hi)) for lo, hi in rows]
+    assert len(rows) == ratings._BLOCKS and all(abs(p - sum(pairs) / len(rows)) <= 89 for p in pairs)  # a row's worth
+    np.testing.assert_allclose(got[1][0], bradley_terry(comparison_matrix(s)).ratings, atol=1e-9, rtol=0)

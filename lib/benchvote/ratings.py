@@ -15,7 +15,10 @@ centred to mean zero (Bradley-Terry) or around the initial rating (Elo).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,6 +267,47 @@ def _newton(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) 
     return beta - beta.mean(), loglik, max_iter, False
 
 
+#: Blocks of rows of the pair loops above :data:`_DIRECT_MAX` models (equal numbers of pairs): each block sums into
+#: arrays of its own, run in threads (the kernels release the GIL), and the blocks are added in this fixed order, so
+#: the floats do not depend on the number of cores.
+_BLOCKS = 16
+
+
+class _PairBlocks:
+    """The pair loops of :func:`_newton_large` in :data:`_BLOCKS` blocks of rows, on as many threads as there are cores.
+
+    Both cores of a 2-core machine halve the wall time of a step (20,000 models: about 5e8 pair terms a step); the
+    result is the same on one core or many.
+    """
+
+    def __init__(self, m: int, pool: ThreadPoolExecutor | None) -> None:
+        pairs = np.cumsum(np.arange(m - 1, -1, -1))  # pairs in rows 0 .. i
+        cuts = np.searchsorted(pairs, pairs[-1] * np.arange(1, _BLOCKS) / _BLOCKS)
+        edges = np.unique(np.concatenate(([0], cuts, [m])))
+        self.rows = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+        self.m, self.pool = m, pool
+
+    def _each(self, kernel: Any, args: Callable[[int, tuple[int, int]], tuple]) -> list:
+        """``kernel(*args(k, rows))`` for every block ``k`` of rows, in threads when there is a pool."""
+        if self.pool is None:
+            return [kernel(*args(k, rows)) for k, rows in enumerate(self.rows)]
+        return [f.result() for f in [self.pool.submit(kernel, *args(k, rows)) for k, rows in enumerate(self.rows)]]
+
+    def gradient(self, w, losses, scale, beta, weights) -> tuple[float, np.ndarray, np.ndarray]:
+        from ._kernels import bt_gradient
+
+        grad, diagonal = np.zeros((2, len(self.rows), self.m))
+        parts = self._each(bt_gradient, lambda k, rows: (w, losses, scale, beta, weights, rows, grad[k], diagonal[k]))
+        return float(sum(parts)), grad.sum(axis=0), diagonal.sum(axis=0)
+
+    def laplacian_times(self, weights: np.ndarray, v: np.ndarray) -> np.ndarray:
+        from ._kernels import laplacian_times
+
+        out = np.zeros((len(self.rows), self.m))
+        self._each(laplacian_times, lambda k, rows: (weights, v, rows, out[k]))
+        return out.sum(axis=0)
+
+
 def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) -> tuple:
     """:func:`_newton` above :data:`_DIRECT_MAX` models, without an m x m float64 matrix.
 
@@ -274,10 +318,16 @@ def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: f
     float64, so a step solved with the rounded weights, and solved loosely
     while the gradient is large (inexact Newton), still heads for the same
     maximum: the stopping rule is the same, and so is the halving line search.
+    The pair loops run in blocks of rows on every core (:class:`_PairBlocks`).
     """
-    from scipy.sparse.linalg import LinearOperator, cg
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=cores) if cores > 1 else contextlib.nullcontext() as pool:
+        return _newton_blocks(w, scale, max_iter, convergence_tol, _PairBlocks(len(w), pool))
 
-    from ._kernels import bt_gradient, laplacian_times
+
+def _newton_blocks(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float, blocks: _PairBlocks) -> tuple:
+    """The steps of :func:`_newton_large`, the pair loops done by ``blocks``."""
+    from scipy.sparse.linalg import LinearOperator, cg
 
     m = len(w)
     losses = np.ascontiguousarray(w.T)
@@ -288,17 +338,17 @@ def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: f
         (won + 0.5) / (lost + 0.5)
     )  # a start: each model's log-odds of winning (the result does not depend on it)
     beta -= beta.mean()
-    loglik, grad, diagonal = bt_gradient(w, losses, scale, beta, weights, True)
+    loglik, grad, diagonal = blocks.gradient(w, losses, scale, beta, weights)
     first = np.linalg.norm(grad)
     for it in range(1, max_iter + 1):
-        shifted = LinearOperator((m, m), matvec=lambda v: laplacian_times(weights, v) + v.mean(), dtype=float)
+        shifted = LinearOperator((m, m), matvec=lambda v: blocks.laplacian_times(weights, v) + v.mean(), dtype=float)
         jacobi = LinearOperator((m, m), matvec=lambda v, d=1.0 / diagonal: d * v, dtype=float)
         # inexact Newton: a loose solve far from the maximum, a tighter one as the gradient vanishes
         rtol = max(1e-12, min(0.1, np.sqrt(np.linalg.norm(grad) / first)))
         step, _ = cg(shifted, grad, rtol=rtol, atol=0.0, maxiter=10 * m, M=jacobi)
         step -= step.mean()
         for _ in range(60):  # the full step, or a fraction of it that does not lower the likelihood
-            trial, trial_grad, trial_diagonal = bt_gradient(w, losses, scale, beta + step, weights, True)
+            trial, trial_grad, trial_diagonal = blocks.gradient(w, losses, scale, beta + step, weights)
             if trial >= loglik - 1e-12 * abs(loglik):
                 break
             step = step / 2
