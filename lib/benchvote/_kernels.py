@@ -519,7 +519,15 @@ def win_fraction_rows(ranks: np.ndarray, lo: int, out: np.ndarray) -> None:  # p
 
 @njit(cache=True, nogil=True)
 def _search(
-    bits: np.ndarray, start: int, target: int, pos: np.ndarray, bounds: tuple, stamp: np.ndarray, mark: int, work: tuple
+    bits: np.ndarray,
+    start: int,
+    target: int,
+    near: np.ndarray,
+    pos: np.ndarray,
+    bounds: tuple,
+    stamp: np.ndarray,
+    mark: int,
+    work: tuple,
 ) -> int:  # pragma: no cover - compiled
     """Depth-first search along ``bits`` (rows of 64-bit words) from ``start`` through nodes placed in ``(lo, hi)``.
 
@@ -527,7 +535,9 @@ def _search(
     hold the nodes placed in the window (and ``target``) are read.  ``work``
     is ``(stack, found)``, two arrays of m nodes.  Visited nodes go to
     ``found`` (their number is returned, or -1 as soon as ``target`` is met);
-    ``stamp[v] == mark`` marks a visited node.
+    ``stamp[v] == mark`` marks a visited node.  ``near`` (a row of words) holds
+    the nodes with an edge to ``target``: reaching one of them is reaching
+    ``target`` (the search stops a step earlier; zeros when there is no target).
     """
     one = np.uint64(1)
     lo, hi, first_word, last_word = bounds
@@ -543,6 +553,8 @@ def _search(
         n_found += 1
         for w in range(first_word, last_word + 1):
             word = bits[v, w]
+            if word & near[w]:
+                return -1
             while word:
                 x = w * 64 + _lowest_bit(word)
                 word &= word - one
@@ -596,6 +608,7 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
     pos = np.arange(m)
     stamp = np.zeros(m, dtype=np.int64)
     work = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64))
+    nothing = np.zeros(words, dtype=np.uint64)
     mark = 0
     top = np.int64(0)
     for p in range(m):
@@ -616,12 +629,12 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
                         low, high = min(low, node[k]), max(high, node[k])
                     bounds = (pos[j] - 1, pos[i], low >> 6, high >> 6)
                     mark += 1
-                    n_f = _search(out_bits, j, i, pos, bounds, stamp, mark, (work[0], work[1]))
+                    n_f = _search(out_bits, j, i, in_bits[i], pos, bounds, stamp, mark, (work[0], work[1]))
                     if n_f < 0:
                         continue
                     mark += 1
                     bounds = (pos[j], pos[i] + 1, low >> 6, high >> 6)
-                    n_b = _search(in_bits, i, -1, pos, bounds, stamp, mark, (work[0], work[2]))
+                    n_b = _search(in_bits, i, -1, nothing, pos, bounds, stamp, mark, (work[0], work[2]))
                     _reorder(node, pos, work[2][:n_b], work[1][:n_f])
                 out_bits[i, j >> 6] |= one << np.uint64(j & 63)
                 in_bits[j, i >> 6] |= one << np.uint64(i & 63)
