@@ -490,3 +490,26 @@ def test_bump_chart_can_mark_rank_changes_on_a_log_axis_with_the_ranks_beside_th
     with pytest.raises(ValueError, match="mark"):
         bump_chart(before, after, mark="moves")
     plt.close("all")
+
+
+@pytest.mark.parametrize("titles", [("raw mean", "chance-normalised mean"), ("contenders only", "with davinci (175B)")])
+def test_a_phone_bump_chart_breaks_its_column_titles_between_words(titles):
+    """Fig. 1.1 and 1.3 on a phone read "chance-n / ormalise / d mean" and "contende / rs only": titles wrap at spaces,
+    then after hyphens, and inside a word only when the two titles would overlap otherwise (not here)."""
+    import re
+
+    from benchvote.plotting import narrow_twin
+
+    names = [f"organisation/model-{i}" for i in range(8)]
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    bump_chart(np.arange(1, 9), np.array([2, 1, 3, 5, 4, 8, 6, 7]), names, ax=ax, titles=titles)
+    fig.tight_layout()
+    twin = narrow_twin(fig)
+    shown = [t.get_text() for t in twin.axes[0].get_xticklabels()]
+    for title, text in zip(titles, shown):
+        pieces = set(re.findall(r"[^\s-]+-?", title))  # the words, and the parts of a word that end at a hyphen
+        assert "\n" in text or len(title) < 10, text  # wrapped at all: the phone's columns are close
+        assert text.replace("-\n", "-").replace("\n", " ") == title, text
+        assert set(re.findall(r"[^\s-]+-?", text)) <= pieces, text
+    plt.close(fig)
+    plt.close(twin)

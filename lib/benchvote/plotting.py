@@ -1003,10 +1003,14 @@ def _fit_column_titles(ax: Any) -> None:
     titles = [t.get_text().replace("\n", " ") for t in ax.get_xticklabels()]
     size = ax.get_xticklabels()[0].get_fontsize() * ax.figure.dpi / 72
     chars = max(6, int(0.95 * gap / (0.6 * size)))
-    ax.set_xticks([0, 1], [textwrap.fill(t, chars, break_on_hyphens=False) for t in titles])
-    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
-    if boxes[0].overlaps(boxes[1]):  # a word longer than the gap: hyphens may break it too
-        ax.set_xticks([0, 1], [textwrap.fill(t, chars) for t in titles])
+    # whole words first ("chance-normalised" stays one, where a break inside it read "chance-n / ormalise / d");
+    # then breaks after hyphens; inside a word only when the two titles would overlap otherwise
+    for hyphens, inside in ((False, False), (True, False), (True, True)):
+        wrapped = [textwrap.fill(t, chars, break_on_hyphens=hyphens, break_long_words=inside) for t in titles]
+        ax.set_xticks([0, 1], wrapped)
+        boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels()]
+        if not boxes[0].overlaps(boxes[1]):
+            return
 
 
 def _name_key(ax: Any, texts: list, names: Sequence[str]) -> None:
