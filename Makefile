@@ -9,10 +9,10 @@ JB_FLAGS := -W --keep-going
 # the chapters' long computations are cached beside the checkout (benchvote.cache; git-ignored)
 export BENCHVOTE_CACHE ?= $(CURDIR)/.benchvote-cache
 # Compiled bytecode goes to one folder under _build, written once and read by every later process. uv installs no
-# .pyc files, and where PYTHONDONTWRITEBYTECODE is set (it is on this project's machines) every Python process
+# .pyc files, and where PYTHONDONTWRITEBYTECODE is set (it was on the machine measured) every Python process
 # compiled every module it imported, the venv's included: importing the audit's stack cost 4.6 CPU s a process
-# instead of 1.7, and make test starts hundreds of processes (audits, kernels, test workers, JupyterLab). The
-# prefix keeps the checkout and the venv free of __pycache__ folders, which is what the setting was for.
+# instead of 1.7, and make test starts many processes (audits, kernels, test workers, JupyterLab). With the prefix the
+# checkout and the venv stay free of __pycache__ folders.
 export PYTHONPYCACHEPREFIX ?= $(CURDIR)/_build/pycache
 export PYTHONDONTWRITEBYTECODE :=
 
