@@ -38,12 +38,13 @@
     });
   }
 
+  const iconWatch = new MutationObserver(quietIcons); // Font Awesome redraws the icons when it likes
+
   function watchIcons() {
-    const observer = new MutationObserver(quietIcons); // Font Awesome redraws the icons when it likes
     document.querySelectorAll(".theme-switch-button").forEach((button) => {
       if (button.dataset.bvWatched) return;
       button.dataset.bvWatched = "true";
-      observer.observe(button, { childList: true, subtree: true });
+      iconWatch.observe(button, { childList: true, subtree: true });
     });
   }
 

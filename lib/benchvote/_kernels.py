@@ -588,9 +588,10 @@ def ranked_pairs_order(permuted: np.ndarray, start: np.ndarray) -> np.ndarray:  
     point forward, and a forward defeat cannot close a cycle); a backward
     defeat is dropped at once when a path of two locked defeats leads back
     (one AND of two rows of bits: two in three of them on 10,000 one-factor
-    models, where the kernel took 11.7 s and now takes 4.4), else searches only
-    the nodes placed between its two ends, and the order is repaired when it
-    is locked.  Inside, a node is named by its place in
+    models), else searches only the nodes placed between its two ends,
+    stopping at a node with a locked defeat of the winner (:func:`_search`),
+    and the order is repaired when it is locked.  On 10,000 one-factor models
+    the kernel took 11.7 s before these two shortcuts and 3.2 s with them.  Inside, a node is named by its place in
     ``start`` (its label), so that the nodes of a window have nearby labels
     and a search reads only the few words of bits that hold them.  The
     ranking is then the topological order that always places the available
