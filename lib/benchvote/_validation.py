@@ -7,7 +7,10 @@ imputes, reorders or drops data.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import inspect
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,6 +18,9 @@ import pandas as pd
 
 __all__ = [
     "ScoreMatrix",
+    "Table",
+    "measure",
+    "CONTRACT_DOCS",
     "split_table",
     "direction_of",
     "check_nan_policy",
@@ -383,3 +389,165 @@ def check_nan_policy(nan_policy: Any, choices: Sequence[str] = ("raise", "omit")
     Some measures add named strategies of their own to ``choices``.
     """
     return check_choice(nan_policy, "nan_policy", choices)
+
+
+# --------------------------------------------------------------------------- the measure contract, carried once
+
+
+class Table(ScoreMatrix):
+    """A validated score table with the direction of each of its tasks: what a measure's body receives.
+
+    Attributes
+    ----------
+    values, models, tasks, labelled
+        As in :class:`ScoreMatrix`.
+    direction : ndarray of bool, shape (n,)
+        Whether each task rewards high scores.
+    """
+
+    __slots__ = ("direction",)
+
+    def __init__(self, mat: ScoreMatrix, direction: np.ndarray):
+        super().__init__(mat.values, mat.models, mat.tasks, mat.labelled)
+        self.direction = direction
+
+    @property
+    def sign(self) -> np.ndarray:
+        """``+1`` for the tasks that reward high scores, ``-1`` for the others."""
+        return np.where(self.direction, 1.0, -1.0)
+
+    @property
+    def oriented(self) -> np.ndarray:
+        """The scores turned so that higher is better on every task (``nan`` stays ``nan``)."""
+        return self.values * self.sign
+
+    def as_input(self) -> np.ndarray | pd.DataFrame:
+        """The table in the form a caller gave it: a DataFrame when labelled, else the array of values."""
+        return self.frame() if self.labelled else self.values
+
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (``0, 1, ...`` labels for an unlabelled input)."""
+        return pd.DataFrame(self.values, index=pd.Index(self.models), columns=pd.Index(self.tasks))
+
+
+_Flag = bool | Callable[[str], bool]
+
+#: What a measure's docstring says about the contract's parameters unless it says something of its own.
+CONTRACT_DOCS = {
+    "scores": (
+        "scores : array_like, DataFrame or Leaderboard, shape (m, n)",
+        "One row per model, one column per task. A :class:`benchvote.data.Leaderboard` stands for the pair "
+        "``(scores, higher_is_better)``.",
+    ),
+    "higher_is_better": (
+        "higher_is_better : bool, sequence of bool or Series",
+        "Direction of every task (one bool for all; a Series is aligned by task label).",
+    ),
+    "tol": (
+        "tol : float",
+        "Tie tolerance: two scores of a task within ``tol`` of each other (chained) are tied.",
+    ),
+    "nan_policy": (
+        "nan_policy : str",
+        '``"raise"`` refuses missing cells (``nan``); ``"omit"`` leaves them out.',
+    ),
+    "seed": (
+        "seed : int",
+        "Seed of the random generator: the same seed gives the same result on every run and machine.",
+    ),
+}
+
+
+def _documented(doc: str | None, names: Sequence[str]) -> str | None:
+    """``doc`` with the contract's entry added to its Parameters section for every name it does not describe."""
+    if not doc or "Parameters\n" not in doc:
+        return doc
+    lines = doc.split("\n")
+    head = lines.index(next(line for line in lines if line.strip() == "Parameters"))
+    indent = lines[head][: len(lines[head]) - len(lines[head].lstrip())]
+    end = head + 2
+    while end < len(lines) and not (
+        lines[end].strip() and end + 1 < len(lines) and set(lines[end + 1].strip()) == {"-"}
+    ):
+        end += 1
+    while end > head + 2 and not lines[end - 1].strip():
+        end -= 1
+    section = "\n".join(lines[head + 2 : end])
+    described = {n for n in names if re.search(rf"^{indent}{n}\b[^\n]*:", section, re.M) or f", {n}" in section}
+    entries = lambda wanted: [  # noqa: E731
+        line
+        for n in wanted
+        if n not in described
+        for line in (indent + CONTRACT_DOCS[n][0], indent + "    " + CONTRACT_DOCS[n][1])
+    ]
+    first = entries([n for n in ("scores", "higher_is_better") if n in names])
+    last = entries([n for n in ("tol", "nan_policy", "seed") if n in names])
+    return "\n".join(lines[: head + 2] + first + lines[head + 2 : end] + last + lines[end:])
+
+
+def measure(
+    *,
+    allow_nan: _Flag = lambda policy: policy != "raise",
+    allow_empty_rows: _Flag = False,
+    min_models: int = 2,
+    min_tasks: int = 1,
+    nan_choices: Sequence[str] = ("raise", "omit"),
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Carry the measure contract for a function ``f(scores, higher_is_better=True, *, ..., tol, nan_policy, seed)``.
+
+    The wrapper unpacks a :class:`benchvote.data.Leaderboard`, checks
+    ``nan_policy`` (one of ``nan_choices``) and ``tol``, validates the table
+    (``allow_nan`` and ``allow_empty_rows`` are fixed or decided by the checked
+    ``nan_policy``) and the directions, and calls the body with ``scores`` a
+    :class:`Table` and ``higher_is_better`` its boolean direction array.  The
+    public signature is the body's; the docstring gains the contract's entry
+    for every contract parameter it does not describe itself
+    (:data:`CONTRACT_DOCS`).  ``wrapper.__measure__`` records the options, so
+    ``tests/test_api.py`` can check that every measure goes through here.
+    """
+
+    def flag(value: _Flag, policy: str) -> bool:
+        return value(policy) if callable(value) else value
+
+    def decorate(body: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(body)
+        names = list(sig.parameters)
+        if names[:2] != ["scores", "higher_is_better"]:
+            raise TypeError(f"{body.__qualname__}: a measure takes (scores, higher_is_better, ...)")
+
+        @functools.wraps(body)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            options = bound.arguments
+            scores, higher_is_better = split_table(options["scores"], options["higher_is_better"])
+            if isinstance(scores, Table):  # one measure handing its validated table to another
+                scores = scores.as_input()
+            policy = "omit"
+            if "nan_policy" in options:
+                policy = options["nan_policy"] = check_nan_policy(options["nan_policy"], nan_choices)
+            mat = as_score_matrix(
+                scores,
+                allow_nan=flag(allow_nan, policy),
+                allow_empty_rows=flag(allow_empty_rows, policy),
+                min_models=min_models,
+                min_tasks=min_tasks,
+            )
+            if "tol" in options:
+                tol = check_tol(options["tol"])  # a float subclass is passed on itself: a default may be a marker
+                options["tol"] = options["tol"] if isinstance(options["tol"], float) else tol
+            table = Table(mat, direction_of(mat, higher_is_better))
+            options["scores"], options["higher_is_better"] = table, table.direction
+            return body(*bound.args, **bound.kwargs)
+
+        wrapper.__doc__ = _documented(body.__doc__, names)
+        wrapper.__measure__ = {  # type: ignore[attr-defined]
+            "allow_nan": allow_nan,
+            "allow_empty_rows": allow_empty_rows,
+            "min_models": min_models,
+            "min_tasks": min_tasks,
+            "nan_choices": tuple(nan_choices),
+        }
+        return wrapper
+
+    return decorate

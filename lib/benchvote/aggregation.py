@@ -18,14 +18,11 @@ import pandas as pd
 
 from ._validation import (
     as_label_list,
-    as_score_frame,
     as_score_matrix,
     check_choice,
-    check_nan_policy,
-    check_tol,
     direction_of,
+    measure,
     numbered,
-    split_table,
     wrap_models,
 )
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, exact_midranks, rank
@@ -56,6 +53,7 @@ __all__ = [
 ]
 
 
+@measure(allow_empty_rows=True)
 def task_ranks(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, nan_policy: str = "raise"
 ) -> np.ndarray:
@@ -79,10 +77,7 @@ def task_ranks(
     array([[1., 2.],
            [2., 1.]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    nan_policy = check_nan_policy(nan_policy)
-    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", allow_empty_rows=True)
-    return rank(mat.values, direction_of(mat, higher_is_better), tol=tol, nan_policy="omit")
+    return rank(scores.values, scores.direction, tol=tol, nan_policy="omit")
 
 
 @dataclass(frozen=True)
@@ -118,6 +113,7 @@ class PairwiseCounts:
         return out
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> PairwiseCounts:
     r"""Count, for every ordered pair of models, the tasks each one wins.
 
@@ -153,9 +149,7 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     >>> c.compared[0]
     array([0, 2, 2])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    return _pairwise_counts(mat.values, direction_of(mat, higher_is_better), check_tol(tol), models=list(mat.models))
+    return _pairwise_counts(scores.values, scores.direction, tol, models=list(scores.models))
 
 
 def _pairwise_counts(
@@ -174,6 +168,7 @@ def _pairwise_counts(
     return PairwiseCounts(wins=wins, ties=ties, compared=compared, models=list(range(m)) if models is None else models)
 
 
+@measure(min_models=1)
 def mean_score(
     scores: Any, higher_is_better: Any = True, *, weights: Any = None, nan_policy: str = "raise"
 ) -> np.ndarray | pd.Series:
@@ -217,22 +212,19 @@ def mean_score(
     >>> mean_score([[1.0, float("nan")], [0.0, 1.0]], nan_policy="omit")
     array([1. , 0.5])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    nan_policy = check_nan_policy(nan_policy)
-    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
-    n = mat.shape[1]
-    values = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    n = scores.shape[1]
+    values = scores.values * scores.sign
     w = _task_weights(weights, n)
-    seen = mat.observed
+    seen = scores.observed
     num = np.where(seen, values, 0.0) @ w
     den = seen.astype(float) @ w
     if (den <= 0).any():
-        bad = [mat.models[i] for i in np.flatnonzero(den <= 0)]
+        bad = [scores.models[i] for i in np.flatnonzero(den <= 0)]
         raise ValueError(
             f"{numbered(len(bad), 'model')} {bad[:5]} {numbered(len(bad), 'has', 'have')} no score on a task with "
             "positive weight"
         )
-    return wrap_models(num / den, mat, "mean_score")
+    return wrap_models(num / den, scores, "mean_score")
 
 
 def _task_weights(weights: Any, n: int) -> np.ndarray:
@@ -247,6 +239,7 @@ def _task_weights(weights: Any, n: int) -> np.ndarray:
     return w
 
 
+@measure(min_models=1)
 def geometric_mean(
     scores: Any, higher_is_better: Any = True, *, weights: Any = None, nan_policy: str = "raise"
 ) -> np.ndarray | pd.Series:
@@ -294,25 +287,22 @@ def geometric_mean(
     >>> geometric_mean([[1.0, 4.0], [2.0, 2.0]], [True, False])
     array([0.5, 1. ])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    nan_policy = check_nan_policy(nan_policy)
-    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit", min_models=1)
-    w = _task_weights(weights, mat.shape[1])
-    seen = mat.observed
-    bad = seen & ~(mat.values > 0)
+    w = _task_weights(weights, scores.shape[1])
+    seen = scores.observed
+    bad = seen & ~(scores.values > 0)
     if bad.any():
-        tasks = [mat.tasks[j] for j in np.flatnonzero(bad.any(axis=0))]
+        tasks = [scores.tasks[j] for j in np.flatnonzero(bad.any(axis=0))]
         named = ", ".join(str(t) for t in tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
         which = "a task has" if len(tasks) == 1 else "these tasks have"
         raise ValueError(f"the geometric mean needs positive scores; {which} a score <= 0: {named}")
-    logs = np.log(np.where(seen, mat.values, 1.0)) * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    logs = np.log(np.where(seen, scores.values, 1.0)) * scores.sign
     den = seen.astype(float) @ w
     if (den <= 0).any():
-        models = [mat.models[i] for i in np.flatnonzero(den <= 0)]
+        models = [scores.models[i] for i in np.flatnonzero(den <= 0)]
         who = f"{numbered(len(models), 'model')} {models[:5]} {numbered(len(models), 'has', 'have')}"
         raise ValueError(f"{who} no score on a task with positive weight")
     with np.errstate(over="ignore"):
-        return wrap_models(np.exp((logs @ w) / den), mat, "geometric_mean")
+        return wrap_models(np.exp((logs @ w) / den), scores, "geometric_mean")
 
 
 def win_fraction_blocks(values: np.ndarray, direction: np.ndarray, tol: float, rows: int = 256) -> Any:
@@ -358,6 +348,7 @@ def _strict_win_rate(mat: Any, direction: np.ndarray, tol: float) -> np.ndarray:
     return values
 
 
+@measure(allow_nan=True)
 def mean_win_rate(
     scores: Any,
     higher_is_better: Any = True,
@@ -472,16 +463,14 @@ def mean_win_rate(
     >>> mean_win_rate(t, convention="helm")
     array([0.375, 0.75 , 0.5  ])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     if convention not in ("strict", "quantile", "helm"):
         raise ValueError(f"convention must be 'strict', 'quantile' or 'helm', got {convention!r}")
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', got {aggregate!r}")
     if aggregate != "mean" and convention != "helm":
         raise ValueError(f"aggregate={aggregate!r} is defined only for convention='helm'")
-    tol = 0.0 if convention == "helm" and tol is _UNSET_TOL else check_tol(tol)
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = direction_of(mat, higher_is_better)
+    tol = 0.0 if convention == "helm" and tol is _UNSET_TOL else tol
+    mat, direction = scores, scores.direction
     if convention == "strict":
         values = _strict_win_rate(mat, direction, tol)
     elif convention == "quantile":
@@ -514,6 +503,7 @@ def mean_win_rate(
     return wrap_models(values, mat, f"mean_win_rate_{convention}")
 
 
+@measure(allow_nan=False)
 def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray | pd.Series:
     r"""Borda count: each task gives a model one point per model ranked below it.
 
@@ -553,13 +543,12 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
     >>> borda([[3, 3], [2, 1], [1, 2]])
     array([4., 1., 1.])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=False)
-    r = rank(mat.values, direction_of(mat, higher_is_better), tol=tol)
-    values = (mat.shape[0] - r).sum(axis=1)
-    return wrap_models(values, mat, "borda")
+    r = rank(scores.values, scores.direction, tol=tol)
+    values = (scores.shape[0] - r).sum(axis=1)
+    return wrap_models(values, scores, "borda")
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def protected_ranking(
     scores: Any,
     higher_is_better: Any = True,
@@ -617,10 +606,8 @@ def protected_ranking(
     >>> protected_ranking(s, protected=["A", "B"], added=["C"]).tolist()
     [1.5, 1.5]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(convention, "convention", ("strict", "quantile"))
-    tol = check_tol(tol)
-    frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)
+    frame = scores.frame()
     protected = as_label_list(protected, "protected", frame.index)
     added = as_label_list(added, "added", frame.index)
     if len(protected) < 2:

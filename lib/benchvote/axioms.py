@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, numbered, split_table
+from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, measure, numbered, split_table
 from .aggregation import _pairwise_counts, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
@@ -73,6 +73,7 @@ def _rule_name(rule: Any) -> str:
     )
 
 
+@measure(allow_nan=True)
 def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callable[..., Any]) -> list[tuple]:
     """Pairs (i, j) where every task prefers i to j but the rule does not rank i strictly above j.
 
@@ -108,18 +109,16 @@ def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callab
     >>> pareto_violations(s, rule=lambda s, h: np.zeros(len(s)))  # a constant rule ignores unanimity
     [(0, 1), (0, 2)]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     if not callable(rule):
         raise TypeError(f"rule must be a callable (scores, higher_is_better) -> one number per model, got {rule!r}")
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = direction_of(mat, higher_is_better)
-    counts = _pairwise_counts(mat.values, direction, DEFAULT_TIE_TOLERANCE)
+    direction = scores.direction
+    counts = _pairwise_counts(scores.values, direction, DEFAULT_TIE_TOLERANCE)
     dominates = (counts.wins == counts.compared) & (counts.compared > 0)
-    values = np.asarray(rule(scores, higher_is_better), dtype=float)
-    if values.shape != (mat.shape[0],):
-        raise ValueError(f"rule must return one number per model ({mat.shape[0]}), got shape {values.shape}")
+    values = np.asarray(rule(scores.as_input(), higher_is_better), dtype=float)
+    if values.shape != (scores.shape[0],):
+        raise ValueError(f"rule must return one number per model ({scores.shape[0]}), got shape {values.shape}")
     bad = dominates & ~(values[:, None] > values[None, :])
-    return [(mat.models[i], mat.models[j]) for i, j in zip(*np.nonzero(bad))]
+    return [(scores.models[i], scores.models[j]) for i, j in zip(*np.nonzero(bad))]
 
 
 @dataclass(frozen=True)

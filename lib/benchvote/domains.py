@@ -32,10 +32,8 @@ import pandas as pd
 from ._validation import (
     as_label_list,
     as_score_frame,
-    as_score_matrix,
     check_choice,
-    check_tol,
-    direction_of,
+    measure,
     numbered,
     split_table,
 )
@@ -58,6 +56,7 @@ __all__ = [
 ]
 
 
+@measure(min_models=1, allow_nan=False)
 def rankings_from_scores(
     scores: Any, higher_is_better: Any = True, *, tie_break: str = "alphabetical", tol: float = DEFAULT_TIE_TOLERANCE
 ) -> list[tuple]:
@@ -94,21 +93,19 @@ def rankings_from_scores(
     >>> rankings_from_scores(s, [True, False], tie_break="input")[0]
     ('b', 'a', 'c')
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(tie_break, "tie_break", ("alphabetical", "reverse", "input"))
-    mat = as_score_matrix(scores, min_models=1)
-    direction = direction_of(mat, higher_is_better)
-    r = rank(mat.values, direction, tol=check_tol(tol))
-    names = [str(m) for m in mat.models]
+    direction = scores.direction
+    r = rank(scores.values, direction, tol=tol)
+    names = [str(m) for m in scores.models]
     alpha = np.argsort(np.argsort(names, kind="stable"), kind="stable")  # alphabetical position of each model
     if tie_break == "reverse":
         alpha = -alpha
     elif tie_break == "input":
         alpha = np.arange(len(names))  # the row order itself
     out = []
-    for j in range(mat.shape[1]):
+    for j in range(scores.shape[1]):
         order = np.lexsort((alpha, r[:, j]))  # best rank first, ties by the tie-break
-        out.append(tuple(mat.models[i] for i in order))
+        out.append(tuple(scores.models[i] for i in order))
     return out
 
 

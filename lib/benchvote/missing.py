@@ -46,9 +46,8 @@ from ._validation import (
     as_score_frame,
     as_score_matrix,
     as_vector,
-    check_nan_policy,
     check_number,
-    direction_of,
+    measure,
     numbered,
     split_table,
     wrap_models,
@@ -200,6 +199,7 @@ def _task_matrices(mat, direction, tol):
         yield task_matrix(col, bool(direction[k]), tol=tol)
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def expected_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray:
     r"""Expected rank of every model on every task over all compatible complete rankings.
 
@@ -233,11 +233,9 @@ def expected_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DE
            [2.        ],
            [2.66666667]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    direction = direction_of(mat, higher_is_better)
-    out = np.empty(mat.shape)
-    for k, mk in enumerate(_task_matrices(mat, direction, tol)):
+    direction = scores.direction
+    out = np.empty(scores.shape)
+    for k, mk in enumerate(_task_matrices(scores, direction, tol)):
         out[:, k] = 1.0 + mk.sum(axis=0)  # 1 + expected number of models ranked above
     return out
 
@@ -260,6 +258,11 @@ def _expected_wins(mat, direction, tol) -> np.ndarray:
     return np.where(seen, observed_wins, (n - 1) / 2.0)
 
 
+@measure(
+    allow_nan=lambda nan_policy: nan_policy != "raise",
+    allow_empty_rows=lambda nan_policy: nan_policy == "middle",
+    nan_choices=("omit", "middle", "raise"),
+)
 def partial_borda(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, nan_policy: str = "omit"
 ) -> np.ndarray | pd.Series:
@@ -304,11 +307,8 @@ def partial_borda(
     >>> partial_borda([[1.0, 2.0], [0.0, float("nan")], [2.0, 1.0]])
     array([2.66666667, 1.        , 2.33333333])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    nan_policy = check_nan_policy(nan_policy, ("omit", "middle", "raise"))
-    mat = as_score_matrix(scores, allow_nan=nan_policy != "raise", allow_empty_rows=nan_policy == "middle")
-    direction = direction_of(mat, higher_is_better)
-    return wrap_models(_expected_wins(mat, direction, tol).sum(axis=1), mat, "partial_borda")
+    direction = scores.direction
+    return wrap_models(_expected_wins(scores, direction, tol).sum(axis=1), scores, "partial_borda")
 
 
 def two_level_borda(
@@ -420,6 +420,7 @@ class PairwiseConfidence:
         return pd.DataFrame(signed, index=self.models, columns=self.models)
 
 
+@measure(allow_nan=True)
 def pairwise_confidence(
     scores: Any, higher_is_better: Any = True, delta: float = 0.05, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> PairwiseConfidence:
@@ -454,14 +455,12 @@ def pairwise_confidence(
     >>> bool(c.decided[0, 1]), round(float(c.half_width[0, 1]), 3)
     (True, 0.223)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = direction_of(mat, higher_is_better)
+    direction = scores.direction
     from .aggregation import pairwise_wins
 
-    counts = pairwise_wins(mat.values, direction, tol=tol)
+    counts = pairwise_wins(scores.values, direction, tol=tol)
     z = counts.compared
     with np.errstate(invalid="ignore", divide="ignore"):
         pref = np.where(z > 0, (counts.wins + 0.5 * counts.ties) / np.maximum(z, 1), 0.5)
@@ -469,7 +468,7 @@ def pairwise_confidence(
     np.fill_diagonal(pref, 0.5)
     decided = np.abs(pref - 0.5) > half
     np.fill_diagonal(decided, False)
-    return PairwiseConfidence(pref, z, half, decided, delta, list(mat.models))
+    return PairwiseConfidence(pref, z, half, decided, delta, list(scores.models))
 
 
 def _check_methods(methods: Any, known: Sequence[str]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, direction_of, numbered, split_table
+from ._validation import measure, numbered, split_table
 
 __all__ = ["dynamic_range", "random_baseline", "min_max", "relative_to_baseline"]
 
@@ -46,6 +46,7 @@ def _rebuild(values: np.ndarray, mat: Any) -> Any:
     return values
 
 
+@measure(allow_nan=True, min_models=1, allow_empty_rows=True)
 def dynamic_range(
     scores: Any, higher_is_better: Any = True, *, low: Any, high: Any, scale: float = 100.0
 ) -> np.ndarray | pd.DataFrame:
@@ -88,21 +89,19 @@ def dynamic_range(
     array([[  0.,  50.],
            [ 50., 100.]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, min_models=1, allow_empty_rows=True)
-    n = mat.shape[1]
-    sign = np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
-    lo = _per_task(low, n, mat.tasks, "low")
-    hi = _per_task(high, n, mat.tasks, "high")
+    n = scores.shape[1]
+    sign = scores.sign
+    lo = _per_task(low, n, scores.tasks, "low")
+    hi = _per_task(high, n, scores.tasks, "high")
     if (sign * (hi - lo) <= 0).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(sign * (hi - lo) <= 0)]
+        bad = [scores.tasks[j] for j in np.flatnonzero(sign * (hi - lo) <= 0)]
         raise ValueError(
             f"high must be better than low in each task's direction (above it when higher is better, "
             f"below it otherwise); it is not on {bad[:5]}"
         )
     if not (np.isfinite(scale) and scale > 0):
         raise ValueError("scale must be a positive number")
-    return _rebuild(scale * (mat.values - lo) / (hi - lo), mat)
+    return _rebuild(scale * (scores.values - lo) / (hi - lo), scores)
 
 
 def random_baseline(
@@ -158,6 +157,7 @@ def random_baseline(
     return out
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFrame:
     r"""Dynamic range with the observed extremes: 0 for the worst model, 100 for the best.
 
@@ -187,19 +187,18 @@ def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFr
            [100., 100.],
            [ 50.,  50.]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, allow_empty_rows=True)
-    direction = direction_of(mat, higher_is_better)
-    smallest = np.nanmin(mat.values, axis=0)
-    largest = np.nanmax(mat.values, axis=0)
+    direction = scores.direction
+    smallest = np.nanmin(scores.values, axis=0)
+    largest = np.nanmax(scores.values, axis=0)
     if (largest <= smallest).any():
-        bad = [mat.tasks[j] for j in np.flatnonzero(largest <= smallest)]
+        bad = [scores.tasks[j] for j in np.flatnonzero(largest <= smallest)]
         raise ValueError(f"constant {numbered(len(bad), 'task')} {bad[:5]}: min-max normalisation is undefined")
     worst = np.where(direction, smallest, largest)
     best = np.where(direction, largest, smallest)
     return dynamic_range(scores, direction, low=worst, high=best)
 
 
+@measure(allow_nan=True, min_models=1, allow_empty_rows=True)
 def relative_to_baseline(scores: Any, higher_is_better: Any = True, *, baseline: Any) -> np.ndarray | pd.DataFrame:
     r"""Each task divided by a baseline model's score on it, as forecasting boards do.
 
@@ -236,18 +235,15 @@ def relative_to_baseline(scores: Any, higher_is_better: Any = True, *, baseline:
     array([[0.5, 3. ],
            [1. , 1. ]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, min_models=1, allow_empty_rows=True)
-    direction_of(mat, higher_is_better)
-    labels = list(mat.models)
+    labels = list(scores.models)
     if baseline in labels:
         row = labels.index(baseline)
-    elif not mat.labelled and isinstance(baseline, (int, np.integer)) and 0 <= baseline < len(labels):
+    elif not scores.labelled and isinstance(baseline, (int, np.integer)) and 0 <= baseline < len(labels):
         row = int(baseline)
     else:
         raise ValueError(f"the baseline {baseline!r} is not a model of the table")
-    ref = mat.values[row]
-    bad = [mat.tasks[j] for j in np.flatnonzero(~(ref > 0))]
+    ref = scores.values[row]
+    bad = [scores.tasks[j] for j in np.flatnonzero(~(ref > 0))]
     if bad:
         raise ValueError(f"the baseline {baseline!r} needs a positive score on every task; it has none on {bad[:5]}")
-    return _rebuild(mat.values / ref, mat)
+    return _rebuild(scores.values / ref, scores)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_score_matrix, direction_of, split_table
+from ._validation import measure
 from .aggregation import geometric_mean, mean_score, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE
 
@@ -41,6 +41,7 @@ class Rule:
     cardinal: bool = False
 
 
+@measure(allow_nan=False)
 def mean_ranks(
     scores: Any, higher_is_better: Any = True, *, weights: Any = None, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> Any:
@@ -68,10 +69,8 @@ def mean_ranks(
     """
     from .sensitivity._problem import _exact_ranks
 
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores)
-    values = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
-    w = np.ones(mat.shape[1]) if weights is None else np.asarray(weights, dtype=float)
+    values = scores.values * scores.sign
+    w = np.ones(scores.shape[1]) if weights is None else np.asarray(weights, dtype=float)
     return _exact_ranks(values, w, tol)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, direction_of, numbered, split_table, wrap_models
+from ._validation import measure, numbered, wrap_models
 
 __all__ = ["BenchmarkPCA", "benchmark_pca"]
 
@@ -49,6 +49,7 @@ class BenchmarkPCA:
         return int(np.searchsorted(np.cumsum(self.explained), share - 1e-12) + 1)
 
 
+@measure(allow_nan=False)
 def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = False) -> BenchmarkPCA:
     """Principal components of a complete models x tasks score matrix.
 
@@ -71,14 +72,12 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
     >>> np.round(r.explained, 6).tolist(), r.components_for(0.9)
     ([1.0, 0.0, 0.0], 1)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, min_models=2, min_tasks=1)
-    oriented = mat.values * np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
+    oriented = scores.values * scores.sign
     x = oriented - oriented.mean(axis=0)
     if scale:
         std = x.std(axis=0)
         if (std == 0).any():
-            bad = [mat.tasks[j] for j in np.flatnonzero(std == 0)]
+            bad = [scores.tasks[j] for j in np.flatnonzero(std == 0)]
             raise ValueError(f"constant {numbered(len(bad), 'task')} {bad[:5]} cannot be scaled")
         x = x / std
     u, s, vt = np.linalg.svd(x, full_matrices=False)
@@ -94,7 +93,7 @@ def benchmark_pca(scores: Any, higher_is_better: Any = True, *, scale: bool = Fa
     agree = float(np.dot(pc1, mean - mean.mean()))
     if agree < 0 or (agree == 0 and loadings.sum() < 0):
         pc1, loadings = -pc1, -loadings
-    load = pd.Series(loadings, index=pd.Index(mat.tasks), name="pc1_loading") if mat.labelled else loadings
+    load = pd.Series(loadings, index=pd.Index(scores.tasks), name="pc1_loading") if scores.labelled else loadings
     return BenchmarkPCA(
-        singular_values=s, explained=explained, pc1_scores=wrap_models(pc1, mat, "pc1"), pc1_loadings=load
+        singular_values=s, explained=explained, pc1_scores=wrap_models(pc1, scores, "pc1"), pc1_loadings=load
     )
