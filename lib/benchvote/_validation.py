@@ -496,7 +496,7 @@ def measure(
     """Carry the measure contract for a function ``f(scores, higher_is_better=True, *, ..., tol, nan_policy, seed)``.
 
     The wrapper unpacks a :class:`benchvote.data.Leaderboard`, checks
-    ``nan_policy`` (one of ``nan_choices``) and ``tol``, validates the table
+    ``nan_policy`` (one of ``nan_choices``), ``tol`` and ``seed``, validates the table
     (``allow_nan`` and ``allow_empty_rows`` are fixed or decided by the checked
     ``nan_policy``) and the directions, and calls the body with ``scores`` a
     :class:`Table` and ``higher_is_better`` its boolean direction array.  The
@@ -536,6 +536,8 @@ def measure(
             if "tol" in options:
                 tol = check_tol(options["tol"])  # a float subclass is passed on itself: a default may be a marker
                 options["tol"] = options["tol"] if isinstance(options["tol"], float) else tol
+            if "seed" in options:
+                options["seed"] = check_number(options["seed"], "seed", low=0, integer=True)
             table = Table(mat, direction_of(mat, higher_is_better))
             options["scores"], options["higher_is_better"] = table, table.direction
             return body(*bound.args, **bound.kwargs)

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_label_list, as_score_frame, as_score_matrix, direction_of, measure, numbered, split_table
+from ._validation import as_label_list, as_score_matrix, direction_of, measure, numbered
 from .aggregation import _pairwise_counts, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
@@ -225,6 +225,7 @@ class ChainTerm:
         return ok
 
 
+@measure(allow_nan=True)
 def field_margins(
     scores: Any,
     higher_is_better: Any = True,
@@ -273,9 +274,8 @@ def field_margins(
     >>> fm.margin(1, 0), round(fm.margin(1, 0, added=[0]), 4)  # B over A, alone and with C
     (0.1, -0.0667)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     rule_name = _rule_name(rule)
-    scores = as_score_frame(scores, allow_nan=True)
+    scores = scores.frame()
     protected = as_label_list(protected, "protected", scores.index)
     pool = as_label_list(pool, "pool", scores.index)
     if set(protected) & set(pool):
@@ -511,6 +511,7 @@ def _flip_with_chains(fm: FieldMargins, lead: int, trail: int, chains: tuple) ->
     )
 
 
+@measure(allow_nan=True)
 def iia_flip(
     scores: Any,
     higher_is_better: Any = True,
@@ -570,7 +571,6 @@ def iia_flip(
     >>> f.leader, f.trailer, f.flippable, f.certificate
     ('B', 'A', True, ('C',))
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     pair = tuple(pair)
     if len(pair) != 2 or pair[0] == pair[1]:
         raise ValueError(f"pair must be two distinct models, got {pair}")
@@ -584,6 +584,7 @@ def iia_flip(
     return _flip_from_margins(fm, protected.index(pair[0]), protected.index(pair[1]))
 
 
+@measure(allow_nan=True)
 def iia_report(
     scores: Any,
     higher_is_better: Any = True,
@@ -624,7 +625,6 @@ def iia_report(
       leader trailer      status certificate
     0      B       A  reversible        (C,)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     protected = list(protected)
     among = protected if among is None else list(among)
     fm = field_margins(scores, higher_is_better, protected=protected, pool=pool, rule=rule)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_frame, check_tol, split_table
+from ._validation import measure
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = ["MayEnumeration", "may_rules", "Manipulation", "manipulations"]
@@ -156,6 +156,7 @@ def _ballots(order: list, target: Any, strength: pd.Series, exhaustive: bool):
     yield (target, *rivals)
 
 
+@measure(allow_nan=False)
 def manipulations(
     scores: Any,
     higher_is_better: Any = True,
@@ -198,9 +199,7 @@ def manipulations(
     >>> [(m.task, m.honest_winners, m.winner, m.ballot) for m in manipulations(table, rule=borda)]
     [(2, (2, 3), 1, (1, 0, 2, 3))]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores, allow_nan=False)
-    tol = check_tol(tol)
+    frame = scores.frame()
     honest_ranks = rank(frame, higher_is_better, tol=tol)
     oriented = -honest_ranks  # higher is better on every column, ties kept
     honest = _winners(rule, oriented)

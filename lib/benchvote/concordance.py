@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_score_matrix, check_nan_policy, direction_of, split_table
+from ._validation import as_score_matrix, measure
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = ["kendall_w", "tie_correction", "Diversity", "diversity"]
@@ -187,6 +187,12 @@ def _mean_pairwise_mrc(r: np.ndarray) -> float:
     return total / (m - 1) / (n * (n - 1) / 2)
 
 
+@measure(
+    allow_nan=lambda nan_policy: nan_policy != "raise",
+    allow_empty_rows=lambda nan_policy: nan_policy == "complete_tasks",
+    min_tasks=2,
+    nan_choices=_MISSING_OPTIONS,
+)
 def diversity(
     scores: Any,
     higher_is_better: Any = True,
@@ -240,12 +246,8 @@ def diversity(
     >>> round(diversity([[3, 1], [2, 2], [1, 3]]).diversity, 6)
     1.0
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    missing = check_nan_policy(nan_policy, _MISSING_OPTIONS)
-    mat = as_score_matrix(
-        scores, allow_nan=missing != "raise", min_models=2, min_tasks=2, allow_empty_rows=missing == "complete_tasks"
-    )
-    direction = direction_of(mat, higher_is_better)
+    missing = nan_policy
+    mat, direction = scores, scores.direction
     values = mat.values
     dropped: tuple = ()
     if missing == "complete_models":

@@ -31,11 +31,9 @@ import pandas as pd
 
 from ._validation import (
     as_label_list,
-    as_score_frame,
     check_choice,
     measure,
     numbered,
-    split_table,
 )
 from .ranking import DEFAULT_TIE_TOLERANCE, _as_profile, rank, reversed_pairs, swap_distance
 
@@ -565,6 +563,7 @@ def domain_report(rankings: Any) -> DomainReport:
     )
 
 
+@measure(allow_nan=False)
 def average_rank_flips(
     scores: pd.DataFrame, higher_is_better: Any = True, *, models: Sequence, candidates: Sequence
 ) -> list:
@@ -592,10 +591,9 @@ def average_rank_flips(
     >>> average_rank_flips(s, models=["a", "b"], candidates=["c"])
     []
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     from .aggregation import borda
 
-    scores = as_score_frame(scores)
+    scores = scores.frame()
     models = as_label_list(models, "models", scores.index)
     candidates = as_label_list(candidates, "candidates", scores.index)
     overlap = set(models) & set(candidates)

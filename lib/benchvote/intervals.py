@@ -22,7 +22,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_nan_policy, check_number, check_tol, direction_of, numbered, split_table
+from ._validation import (
+    as_score_matrix,
+    check_nan_policy,
+    check_number,
+    check_tol,
+    direction_of,
+    measure,
+    numbered,
+)
 from .aggregation import _pairwise_counts, borda, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank, rank
 
@@ -69,6 +77,7 @@ class RankIntervals:
         return out.sort_values(["rank", "lower"], kind="stable")
 
 
+@measure()
 def rank_intervals(
     scores: Any,
     higher_is_better: Any = True,
@@ -143,10 +152,8 @@ def rank_intervals(
     >>> r.lower.tolist(), r.upper.tolist(), r.inseparable
     ([1.0, 2.0, 2.0], [1.0, 3.0, 3.0], [(1, 2)])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     nan_policy, n_boot, level, tol, seed = _check_options(rule, nan_policy, n_boot, level, tol, seed)
-    mat = as_score_matrix(scores, allow_nan=nan_policy == "omit")
-    direction = direction_of(mat, higher_is_better)
+    mat, direction = scores, scores.direction
     m, n = mat.shape
 
     def ranks_of(columns: np.ndarray) -> np.ndarray:

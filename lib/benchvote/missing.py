@@ -43,7 +43,6 @@ import pandas as pd
 
 from ._validation import (
     as_direction,
-    as_score_frame,
     as_score_matrix,
     as_vector,
     check_number,
@@ -591,6 +590,7 @@ def knn_impute(scores: pd.DataFrame, *, n_neighbors: int = 5) -> pd.DataFrame:
     return pd.DataFrame(filled, index=pd.Index(mat.models), columns=pd.Index(mat.tasks))
 
 
+@measure(allow_nan=True)
 def robustness_study(
     scores: pd.DataFrame,
     higher_is_better: Any = True,
@@ -639,17 +639,13 @@ def robustness_study(
     >>> r.columns.tolist(), len(r)
     (['share', 'repetition', 'method', 'kendall_correlation', 'top1_changed', 'top3_changed'], 4)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     from .ranking import kendall_tau_distance
 
-    scores = as_score_frame(scores, allow_nan=True)
+    direction = scores.direction
+    scores = scores.frame()
     methods = _check_methods(methods, ("mean", "partial_borda", "knn_mean"))
     shares = _check_shares(shares)
     repetitions = check_number(repetitions, "repetitions", low=1, integer=True)
-    seed = check_number(seed, "seed", low=0, integer=True)
-    direction = as_direction(
-        higher_is_better, scores.shape[1], list(scores.columns) if isinstance(higher_is_better, pd.Series) else None
-    )
     oriented = scores * np.where(direction, 1.0, -1.0)
 
     def aggregate(frame: pd.DataFrame, method: str) -> np.ndarray:

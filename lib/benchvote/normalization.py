@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import measure, numbered, split_table
+from ._validation import measure, numbered
 
 __all__ = ["dynamic_range", "random_baseline", "min_max", "relative_to_baseline"]
 
@@ -104,6 +104,7 @@ def dynamic_range(
     return _rebuild(scale * (scores.values - lo) / (hi - lo), scores)
 
 
+@measure(allow_nan=True, min_models=1, allow_empty_rows=True)
 def random_baseline(
     scores: Any, higher_is_better: Any = True, *, baseline: Any, maximum: Any = 100.0, clip: bool = False
 ) -> np.ndarray | pd.DataFrame:
@@ -150,7 +151,6 @@ def random_baseline(
     array([[ 0., 50.],
            [50.,  0.]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     out = dynamic_range(scores, higher_is_better, low=baseline, high=maximum, scale=100.0)
     if clip:
         out = out.clip(lower=0.0) if isinstance(out, pd.DataFrame) else np.maximum(out, 0.0)

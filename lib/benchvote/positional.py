@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, as_vector, check_tol, direction_of, split_table, wrap_models
+from ._validation import as_vector, measure, wrap_models
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["scoring_vector", "positional_scores", "positional_winners"]
@@ -78,13 +78,7 @@ def _points(ranks: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ranked(scores: Any, higher_is_better: Any, tol: float) -> tuple[Any, np.ndarray]:
-    """The validated complete table and every task's ranks (midranks for ties)."""
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=False)
-    return mat, _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
-
-
+@measure(allow_nan=False)
 def positional_scores(
     scores: Any, higher_is_better: Any = True, *, weights: Any, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.Series:
@@ -114,13 +108,14 @@ def positional_scores(
     >>> positional_scores([[3, 1], [2, 3], [1, 2]], weights=[1, 0, 0])
     array([1., 1., 0.])
     """
-    mat, ranks = _ranked(scores, higher_is_better, tol)
+    mat, ranks = scores, _rank(scores.values, scores.direction, tol)
     w = as_vector(weights, name="weights", length=mat.shape[0])
     if np.any(np.diff(w) > 0):
         raise ValueError("weights must be non-increasing: position 1 earns at least as much as position 2, and so on")
     return wrap_models(_points(ranks, w).sum(axis=1), mat, "positional_score")
 
 
+@measure(allow_nan=False)
 def positional_winners(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> pd.DataFrame:
@@ -144,7 +139,7 @@ def positional_winners(
     >>> positional_winners([[3, 1, 3], [2, 3, 2], [1, 2, 1]])["winners"].tolist()
     [(0,), (1,), (0, 1)]
     """
-    mat, ranks = _ranked(scores, higher_is_better, tol)
+    mat, ranks = scores, _rank(scores.values, scores.direction, tol)
     labels = list(mat.models)
     m = mat.shape[0]
     rows = []

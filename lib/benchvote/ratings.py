@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_tol, direction_of, numbered, split_table
+from ._validation import as_score_matrix, check_tol, direction_of, measure, numbered, split_table
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
@@ -64,6 +64,7 @@ def _reaches_all(edges: np.ndarray) -> bool:
     return bool(seen.all())
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def comparison_matrix(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.DataFrame:
@@ -85,12 +86,11 @@ def comparison_matrix(
     array([[0. , 1.5],
            [0.5, 0. ]])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     from .aggregation import pairwise_wins
 
     counts = pairwise_wins(scores, higher_is_better, tol=tol)
     w = counts.wins + 0.5 * counts.ties
-    if isinstance(scores, pd.DataFrame) or hasattr(scores, "higher_is_better"):
+    if scores.labelled:
         index = pd.Index(counts.models)
         return pd.DataFrame(w, index=index, columns=index)
     return w.astype(float)
@@ -358,6 +358,7 @@ def _newton_blocks(w: np.ndarray, scale: float, max_iter: int, convergence_tol: 
     return beta - beta.mean(), loglik, max_iter, False
 
 
+@measure(allow_nan=True)
 def matches_from_scores(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, seed: int = 0
 ) -> list[tuple[int, int, float]]:
@@ -380,9 +381,7 @@ def matches_from_scores(
     >>> matches_from_scores([[2.0], [1.0]], seed=0)
     [(0, 1, 1.0)]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True)
-    r = _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
+    r = _rank(scores.values, scores.direction, tol)
     out = []
     for k in range(r.shape[1]):
         seen = np.flatnonzero(~np.isnan(r[:, k]))

@@ -17,7 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import ScoreMatrix, as_score_matrix, check_number, check_tol, direction_of, split_table, wrap_models
+from ._validation import (
+    ScoreMatrix,
+    check_number,
+    measure,
+    wrap_models,
+)
 from .aggregation import _pairwise_counts, borda
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
@@ -42,6 +47,7 @@ __all__ = [
 KEMENY_MAX_MODELS = 8
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def majority_counts(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> np.ndarray:
     r"""Number of tasks preferring model i to model j, for every ordered pair.
 
@@ -72,15 +78,8 @@ def majority_counts(scores: Any, higher_is_better: Any = True, *, tol: float = D
            [1, 0, 2],
            [2, 1, 0]])
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    mat, direction = scores, scores.direction
     return _counts(mat.values, direction, tol)
-
-
-def _table(scores: Any, higher_is_better: Any, tol: float, **kwargs: Any) -> tuple[ScoreMatrix, np.ndarray, float]:
-    """Validate once: the table, each task's direction and the tie tolerance."""
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True, **kwargs)
-    return mat, direction_of(mat, higher_is_better), check_tol(tol)
 
 
 def _counts(values: np.ndarray, direction: np.ndarray, tol: float) -> np.ndarray:
@@ -121,6 +120,7 @@ def _labelled_square(values: np.ndarray, mat: ScoreMatrix) -> np.ndarray | pd.Da
     return values
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def margin_matrix(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.DataFrame:
@@ -148,10 +148,11 @@ def margin_matrix(
            [-1,  0,  1],
            [ 1, -1,  0]])
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    mat, direction = scores, scores.direction
     return _labelled_square(_margins(mat.values, direction, tol).astype(np.int64), mat)
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def majority_relation(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.DataFrame:
@@ -173,7 +174,7 @@ def majority_relation(
     array([[0, 1],
            [0, 0]])
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol, allow_empty_rows=True)
+    mat, direction = scores, scores.direction
     return _labelled_square(_margins(mat.values, direction, tol) > 0, mat)
 
 
@@ -205,6 +206,7 @@ def is_transitive(relation: Any) -> bool:
     return bool(not (two_steps & ~r).any())
 
 
+@measure(allow_nan=True)
 def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE):
     """The model that beats every other model by a strict majority of tasks, or None.
 
@@ -227,7 +229,7 @@ def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = 
     >>> condorcet_winner([[3, 1, 2], [2, 3, 1], [1, 2, 3]]) is None
     True
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     winner = _winner(_margins(mat.values, direction, tol))
     return None if winner is None else mat.models[winner]
 
@@ -270,6 +272,7 @@ class CondorcetCycle:
     buffer: float
 
 
+@measure(allow_nan=True)
 def condorcet_cycles(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE, limit: int | None = None
 ) -> list[CondorcetCycle]:
@@ -321,7 +324,7 @@ def condorcet_cycles(
     """
     if limit is not None:
         limit = check_number(limit, "limit", low=0, integer=True)
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     return _list_cycles(mat.values, direction, tol, list(mat.models), limit)
 
 
@@ -355,6 +358,7 @@ def _list_cycles(
     ]
 
 
+@measure(allow_nan=True)
 def count_condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> int:
     r"""Number of three-model majority cycles: ``len(condorcet_cycles(...))`` without listing them.
 
@@ -399,7 +403,7 @@ def count_condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: fl
     >>> count_condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
     1
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     return _n_cycles(_margins(mat.values, direction, tol))
 
 
@@ -471,6 +475,7 @@ def _common_members(
     return a[pair].astype(np.int64), b.astype(np.int64), c[pair].astype(np.int64)
 
 
+@measure(allow_nan=True)
 def copeland(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.Series:
@@ -491,7 +496,7 @@ def copeland(
     >>> copeland([[3, 3, 1], [2, 2, 3], [1, 1, 2]])
     array([ 2.,  0., -2.])
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     margins = _margins(mat.values, direction, tol)
     values = _row_count(margins, 1).astype(float) - _row_count(margins, -1)
     return wrap_models(values, mat, "copeland")
@@ -539,6 +544,7 @@ def _order_free_priority(mat: ScoreMatrix, direction: np.ndarray, tol: float) ->
     return priority
 
 
+@measure(allow_nan=True)
 def ranked_pairs(
     scores: Any,
     higher_is_better: Any = True,
@@ -597,7 +603,7 @@ def ranked_pairs(
     >>> ranked_pairs([[3, 1, 2], [2, 3, 1], [1, 2, 3], [0, 0, 0]])
     array([3., 2., 1., 0.])
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     m_count = mat.shape[0]
     if tie_break is None:
         priority = _order_free_priority(mat, direction, tol)
@@ -633,6 +639,7 @@ class KemenyResult:
     n_optimal: int
 
 
+@measure(allow_nan=True)
 def kemeny(
     scores: Any,
     higher_is_better: Any = True,
@@ -680,7 +687,7 @@ def kemeny(
     >>> r.ranks.tolist(), r.disagreements, r.n_optimal
     ([1.0, 2.0, 3.0], 2, 1)
     """
-    mat, direction, tol = _table(scores, higher_is_better, tol)
+    mat, direction = scores, scores.direction
     m = mat.shape[0]
     if m > max_models:
         raise ValueError(
