@@ -97,6 +97,54 @@ def test_signature_follows_the_convention(qualname, func):
             assert "Callable" in str(p.annotation), f"{qualname}: rule is always a callable"
 
 
+#: Functions that take (scores, higher_is_better) but validate their input their own way, and why.
+OWN_VALIDATION = {
+    "ranking.rank": "ranks a vector or a table along either axis; the contract's input is a models x tasks table",
+    "missing.task_matrix": "takes one task's scores (a vector), not a table",
+    "missing.two_level_borda": "takes a dict or list of instance tables, one per task",
+    "intervals.instance_rank_intervals": "takes a long table of instance scores (model, task, instance, score)",
+    "audit.audit": "reads long or wide tables, directions by task name and per-task units (benchvote.audit._prepare)",
+    "explorables.model_toggle": "builds a page's data (to be moved onto the contract with the explorables' split)",
+    "explorables.label_noise": "builds a page's data (to be moved onto the contract with the explorables' split)",
+    "explorables.missing_share": "builds a page's data (to be moved onto the contract with the explorables' split)",
+    "explorables.cell_knockout": "builds a page's data (to be moved onto the contract with the explorables' split)",
+    "explorables.domain_explorer": "builds a page's data (to be moved onto the contract with the explorables' split)",
+    "explorables.positional_rule": "builds a page's data (to be moved onto the contract with the explorables' split)",
+}
+
+
+def test_every_measure_carries_the_contract_through_one_decorator():
+    """A measure validates its table through ``benchvote._validation.measure``, not by hand in its body."""
+    measures = [(q, f) for q, f in FUNCTIONS if list(inspect.signature(f).parameters)[1:2] == ["higher_is_better"]]
+    assert len(measures) > 40
+    by_hand = sorted(q for q, f in measures if not hasattr(f, "__measure__") and q not in OWN_VALIDATION)
+    assert not by_hand, f"these measures validate by hand: {by_hand}"
+    stale = sorted(q for q in OWN_VALIDATION if hasattr(dict(FUNCTIONS).get(q), "__measure__"))
+    assert not stale, f"these exceptions now use the decorator: {stale}"
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        calls = text.count("split_table(scores, higher_is_better)")
+        assert calls <= (1 if path.name == "_validation.py" else 0) + text.count("# own validation:"), (
+            f"{path.relative_to(PACKAGE)} unpacks a Leaderboard by hand {calls} times"
+        )
+
+
+def test_every_measure_documents_every_contract_parameter():
+    """The decorator adds the shared entry for each contract parameter a docstring leaves out."""
+    for qualname, func in FUNCTIONS:
+        if not hasattr(func, "__measure__"):
+            continue
+        params = [
+            p
+            for p in inspect.signature(func).parameters
+            if p in ("scores", "higher_is_better", "tol", "nan_policy", "seed")
+        ]
+        for name in params:
+            assert re.search(rf"^\s+{name}\b[^\n]*:", func.__doc__, re.M) or f", {name}" in func.__doc__, (
+                f"{qualname} does not document {name}"
+            )
+
+
 def test_no_tau_distance_is_called_tau_alone():
     from benchvote.sensitivity import CardinalSensitivity, OrdinalSensitivity
 

@@ -210,11 +210,12 @@ def test_table_ratings_are_bradley_terry_of_the_comparison_matrix(seed, holes):
 def test_large_tables_fit_from_compact_counts_without_a_float64_square(monkeypatch):
     """Above ``_DIRECT_MAX`` the Newton steps read int8 counts and float32 pair weights: the Cholesky maximum."""
     from benchvote import ratings
+    from benchvote._validation import Table
 
     rng = np.random.default_rng(7)
     s = np.round(50 + 10 * (rng.normal(size=(80, 1)) + 0.7 * rng.normal(size=(80, 6))), 1)
     direct = bradley_terry(comparison_matrix(s))
-    doubled, _ = ratings._doubled_wins(s, True, 1e-9)
+    doubled, _ = ratings._doubled_wins(Table.validate(s, allow_nan=True), 1e-9)
     assert doubled.dtype == np.int8
     monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
     large = ratings.table_ratings(s)
@@ -225,10 +226,11 @@ def test_large_tables_give_the_same_floats_on_one_core_and_on_many(monkeypatch):
     """Above ``_DIRECT_MAX`` the pair loops run in fixed blocks of rows on every core, summed in block order: the
     ratings and the likelihood are bit-for-bit those of one core, and the blocks split the pairs evenly."""
     from benchvote import ratings
+    from benchvote._validation import Table
 
     rng = np.random.default_rng(11)
     s = np.round(50 + 10 * (rng.normal(size=(90, 1)) + 0.7 * rng.normal(size=(90, 6))), 1)
-    doubled, _ = ratings._doubled_wins(s, True, 1e-9)
+    doubled, _ = ratings._doubled_wins(Table.validate(s, allow_nan=True), 1e-9)
     monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
     got = {}
     for cores in (1, 2, 5):

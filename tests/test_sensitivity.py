@@ -425,7 +425,7 @@ class TestOrdinal:
         from benchvote.sensitivity.ordinal import _ordered_pairs, _ordinal_setup, _transitivity_cuts
 
         s, protected, pool = random_ordinal(300 + seed, m=12, n=5, p=6)
-        _, protected, pool, fm = _ordinal_setup(s, protected, True)
+        _, protected, pool, fm = _ordinal_setup(s, True, protected)
         a_idx, b_idx = _ordered_pairs(fm)
         cuts = _transitivity_cuts(a_idx, b_idx, len(pool))
         assert cuts is not None and cuts.A.shape[0] >= 2

@@ -11,7 +11,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -411,6 +411,13 @@ class Table(ScoreMatrix):
         super().__init__(mat.values, mat.models, mat.tasks, mat.labelled)
         self.direction = direction
 
+    @classmethod
+    def validate(cls, scores: Any, higher_is_better: Any = True, **options: Any) -> Table:
+        """The table a measure's body would receive (``options`` as in :func:`as_score_matrix`)."""
+        scores, higher_is_better = split_table(scores, higher_is_better)
+        mat = as_score_matrix(scores, **options)
+        return cls(mat, direction_of(mat, higher_is_better))
+
     @property
     def sign(self) -> np.ndarray:
         """``+1`` for the tasks that reward high scores, ``-1`` for the others."""
@@ -431,6 +438,7 @@ class Table(ScoreMatrix):
 
 
 _Flag = bool | Callable[[str], bool]
+_Measure = TypeVar("_Measure", bound=Callable[..., Any])
 
 #: What a measure's docstring says about the contract's parameters unless it says something of its own.
 CONTRACT_DOCS = {
@@ -492,7 +500,7 @@ def measure(
     min_models: int = 2,
     min_tasks: int = 1,
     nan_choices: Sequence[str] = ("raise", "omit"),
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+) -> Callable[[_Measure], _Measure]:
     """Carry the measure contract for a function ``f(scores, higher_is_better=True, *, ..., tol, nan_policy, seed)``.
 
     The wrapper unpacks a :class:`benchvote.data.Leaderboard`, checks
@@ -509,7 +517,7 @@ def measure(
     def flag(value: _Flag, policy: str) -> bool:
         return value(policy) if callable(value) else value
 
-    def decorate(body: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(body: _Measure) -> _Measure:
         sig = inspect.signature(body)
         names = list(sig.parameters)
         if names[:2] != ["scores", "higher_is_better"]:
@@ -550,6 +558,6 @@ def measure(
             "min_tasks": min_tasks,
             "nan_choices": tuple(nan_choices),
         }
-        return wrapper
+        return cast(_Measure, wrapper)
 
     return decorate

@@ -564,9 +564,7 @@ def domain_report(rankings: Any) -> DomainReport:
 
 
 @measure(allow_nan=False)
-def average_rank_flips(
-    scores: pd.DataFrame, higher_is_better: Any = True, *, models: Sequence, candidates: Sequence
-) -> list:
+def average_rank_flips(scores: Any, higher_is_better: Any = True, *, models: Sequence, candidates: Sequence) -> list:
     """Candidates whose addition alone reverses some pair of ``models`` under average-rank aggregation.
 
     Average rank over metrics orders models like the Borda count

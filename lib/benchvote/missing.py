@@ -179,7 +179,7 @@ def task_matrix(scores: Any, higher_is_better: bool = True, *, tol: float = DEFA
     >>> float(task_matrix([0.9, float("nan"), 0.4])[1, 0])  # the unobserved model beats the best with chance 1/3
     0.3333333333333333
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
+    scores, higher_is_better = split_table(scores, higher_is_better)  # own validation: one task's vector
     x = as_vector(scores, name="scores", allow_nan=True, min_length=2)
     r = rank(x, higher_is_better, tol=tol, nan_policy="omit")
     seen = np.flatnonzero(~np.isnan(r))
@@ -592,7 +592,7 @@ def knn_impute(scores: pd.DataFrame, *, n_neighbors: int = 5) -> pd.DataFrame:
 
 @measure(allow_nan=True)
 def robustness_study(
-    scores: pd.DataFrame,
+    scores: Any,
     higher_is_better: Any = True,
     *,
     shares: Sequence[float],

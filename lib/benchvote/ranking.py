@@ -169,7 +169,7 @@ def rank(
     >>> rank([0.1 + 0.2, 0.3, 0.0])
     array([1.5, 1.5, 3. ])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
+    scores, higher_is_better = split_table(scores, higher_is_better)  # own validation: a vector or a table
     tol = check_tol(tol)
     check_choice(nan_policy, "nan_policy", ("raise", "omit"))
     if scores is None:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_score_matrix, check_tol, direction_of, measure, numbered, split_table
+from ._validation import measure, numbered
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
@@ -188,19 +188,18 @@ def _fit(
     return BradleyTerry(ratings=ratings, iterations=it, converged=converged, log_likelihood=loglik)
 
 
-def _doubled_wins(scores: Any, higher_is_better: Any, tol: float) -> tuple[np.ndarray, list | None]:
+def _doubled_wins(mat: Any, tol: float) -> tuple[np.ndarray, list | None]:
     """Twice :func:`comparison_matrix` in the smallest integer type (a compiled pass), and the model labels."""
     from ._kernels import fill_doubled_wins
 
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores, allow_nan=True)
-    r = _rank(mat.values, direction_of(mat, higher_is_better), check_tol(tol))
+    r = _rank(mat.values, mat.direction, tol)
     n = 2 * r.shape[1]
     out = np.empty((r.shape[0],) * 2, dtype=np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32)
     fill_doubled_wins(np.ascontiguousarray(r), out)
     return out, list(mat.models) if mat.labelled else None
 
 
+@measure(allow_nan=True)
 def table_ratings(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> Any:
     """``bradley_terry(comparison_matrix(scores, higher_is_better, tol=tol)).ratings`` from compact counts.
 
@@ -208,7 +207,7 @@ def table_ratings(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     a tie's half is whole); the fit is the same.  ``ValueError`` as in
     :func:`bradley_terry` when the ratings do not exist.
     """
-    doubled, models = _doubled_wins(scores, higher_is_better, tol)
+    doubled, models = _doubled_wins(scores, tol)
     if len(doubled) < 2:
         raise ValueError("need at least 2 models")
     if not _strongly_connected(doubled):  # checked first, as the rule always has: a lonely model is not connected

@@ -200,7 +200,7 @@ def cardinal_transform(work: pd.DataFrame, table: pd.DataFrame, options: Options
 def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any) -> Context:
     """Split the table into the parts the sections see (see the module's docstring)."""
     with as_input_error():
-        scores, higher_is_better = split_table(scores, higher_is_better)
+        scores, higher_is_better = split_table(scores, higher_is_better)  # own validation: the audit's input
     if not isinstance(scores, pd.DataFrame):
         raise TypeError("audit needs a labelled table: a DataFrame (models x tasks) or a Leaderboard")
     with as_input_error():

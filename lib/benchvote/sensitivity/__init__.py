@@ -53,9 +53,10 @@ Modules:
   each).
 """
 
+from ._policy import AUTO_EXACT_MAX_TASKS, AUTO_MILP_MAX_PAIRS, exact_method
 from ._problem import CardinalSensitivity, default_eps
 from .agreement import no_intercept_fit, subset_agreement
-from .cardinal import AUTO_EXACT_MAX_TASKS, cardinal_sensitivity
+from .cardinal import cardinal_sensitivity
 from .cardinal_exact import cardinal_sensitivity_exact
 from .ordinal import OrdinalSensitivity, default_protected, ordinal_sensitivity, ordinal_sensitivity_exact
 from .study import TradeOffJob, trade_off_table
@@ -67,6 +68,8 @@ __all__ = [
     "cardinal_sensitivity",
     "cardinal_sensitivity_exact",
     "AUTO_EXACT_MAX_TASKS",
+    "AUTO_MILP_MAX_PAIRS",
+    "exact_method",
     "OrdinalSensitivity",
     "ordinal_sensitivity",
     "ordinal_sensitivity_exact",

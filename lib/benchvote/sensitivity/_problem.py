@@ -16,14 +16,11 @@ from numba import njit
 
 from .._validation import (
     ScoreMatrix,
-    as_score_matrix,
     check_choice,
     check_number,
-    check_tol,
     constant_tasks,
-    direction_of,
+    measure,
     numbered,
-    split_table,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
@@ -94,6 +91,7 @@ def _check_no_constant_task(mat: Any, tol: float) -> None:
         )
 
 
+@measure(allow_nan=False)
 def default_eps(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> float:
     r"""The paper's default :math:`\varepsilon = \min(0.01,\ \sigma_{\min}/\sigma_{\max})`.
 
@@ -123,12 +121,8 @@ def default_eps(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAU
     >>> default_eps([[0.0, 0.0], [1.0, 1000.0]])
     0.001
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores)
-    direction_of(mat, higher_is_better)  # validated, although a spread has no direction
-    tol = check_tol(tol)
-    _check_no_constant_task(mat, tol)
-    std = _task_std(mat.values)
+    _check_no_constant_task(scores, tol)
+    std = _task_std(scores.values)
     return float(min(0.01, std.min() / std.max()))
 
 
@@ -292,16 +286,13 @@ def _exact_ranks(
     return exact_midranks(numerators, Fraction(float(tol)) * scale)
 
 
+@measure(allow_nan=False)
 def _cardinal_setup(
     scores: Any, higher_is_better: Any, eps: float | None, normalize: str, tol: float
 ) -> _CardinalProblem:
     check_choice(normalize, "normalize", ("none", "zscore"))
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores)
-    sign = np.where(direction_of(mat, higher_is_better), 1.0, -1.0)
-    if (sign < 0).any():  # orient: a lower-is-better task enters negated, so higher is better everywhere
-        mat = ScoreMatrix(mat.values * sign, mat.models, mat.tasks, mat.labelled)
-    tol = check_tol(tol)
+    # oriented: a lower-is-better task enters negated, so higher is better everywhere
+    mat = ScoreMatrix(scores.oriented, scores.models, scores.tasks, scores.labelled)
     _check_no_constant_task(mat, tol)
     std = _task_std(mat.values)
     if eps is None:

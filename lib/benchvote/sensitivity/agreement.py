@@ -14,8 +14,7 @@ from .._validation import (
     as_vector,
     check_choice,
     check_number,
-    direction_of,
-    split_table,
+    measure,
 )
 from ..ranking import (
     kendall_tau_distance,
@@ -24,6 +23,7 @@ from ..ranking import (
 )
 
 
+@measure(allow_nan=True)
 def subset_agreement(
     scores: Any,
     higher_is_better: Any = True,
@@ -67,17 +67,16 @@ def subset_agreement(
     >>> subset_agreement(s, sizes=[1], samples=10)["min_tau_distance"].tolist()
     [0.0]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     from itertools import combinations
 
     check_choice(kind, "kind", ("cardinal", "ordinal"))
     samples = check_number(samples, "samples", low=1, integer=True)
-    seed = check_number(seed, "seed", low=0, integer=True)
     if sizes is None or isinstance(sizes, (str, bytes)):
         raise TypeError(f"sizes must be a list of subset sizes, got {sizes!r}")
     sizes = [check_number(k, "sizes", low=1, integer=True) for k in sizes]
-    mat = as_score_matrix(scores, allow_nan=kind == "ordinal")
-    direction = direction_of(mat, higher_is_better)
+    # missing cells are allowed on the ordinal kind only: the cardinal kind validates the table again without them
+    mat = scores if kind == "ordinal" else as_score_matrix(scores.as_input(), allow_nan=False)
+    direction = scores.direction
     n = mat.shape[1]
 
     m = mat.shape[0]

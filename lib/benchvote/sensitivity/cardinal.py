@@ -11,11 +11,12 @@ import numpy as np
 from .._validation import (
     check_choice,
     check_number,
-    split_table,
+    measure,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
+from ._policy import exact_method
 from ._problem import (
     POLISH_STEPS,
     CardinalSensitivity,
@@ -30,13 +31,12 @@ from ._problem import (
 
 #: Starts of the coordinate search times tasks (a work budget): on thousands of tasks, fewer starts.
 SEARCH_WORK = 40_000
-#: Largest number of distinct task columns for which ``method="auto"`` tries the exact box search first.
-AUTO_EXACT_MAX_TASKS = 10
 #: ``method="auto"`` beyond that: nodes of the clique search (1: its root, the certified bound) and LP rounds there.
 AUTO_CLIQUE_WORK = 1
 AUTO_CLIQUE_ROUNDS = 12
 
 
+@measure(allow_nan=False)
 def cardinal_sensitivity(
     scores: Any,
     higher_is_better: Any = True,
@@ -63,7 +63,8 @@ def cardinal_sensitivity(
     ``method="relaxation"`` runs the paper's hinge relaxation (Algorithm 1),
     batched, then an exact coordinate search, as described below (a lower
     bound, found fast).  ``method="auto"`` (default) is the policy of the
-    book's trade-off chapter: when the table has at most
+    book's trade-off chapter, with the thresholds of
+    :func:`benchvote.sensitivity.exact_method`: when the table has at most
     ``AUTO_EXACT_MAX_TASKS`` distinct task columns the exact box search runs
     first (it is fastest there) and its result is returned when it is
     proven; otherwise, or when it stops unproven, the relaxation runs too and
@@ -176,7 +177,6 @@ def cardinal_sensitivity(
     """
     from .cardinal_exact import _solve_exact
 
-    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(method, "method", ("auto", "exact", "relaxation", "search"))
     # every option is checked before any solver runs, whichever method ends up used
     restarts = check_number(restarts, "restarts", low=1, integer=True)
@@ -185,7 +185,6 @@ def cardinal_sensitivity(
     polish_starts = check_number(polish_starts, "polish_starts", low=0, integer=True, allow_none=True)
     lr = check_number(lr, "lr", low=0.0, low_open=True)
     lam = check_number(lam, "lam", low=0.0)
-    seed = check_number(seed, "seed", low=0, integer=True)
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
     work_limit = check_number(work_limit, "work_limit", low=1, integer=True, allow_none=True)
     relaxation: dict[str, Any] = dict(
@@ -207,7 +206,7 @@ def cardinal_sensitivity(
     if method == "exact":
         return _solve_exact(prob, "auto", time_limit, None, seed, t0, work_limit=work_limit)
     exact = None
-    if prob.x.shape[1] <= AUTO_EXACT_MAX_TASKS:
+    if exact_method(prob.x.shape[1], len(prob.d)) == "boxes":
         exact = _solve_exact(prob, "auto", time_limit, None, seed, t0, work_limit=work_limit)
         if exact.optimal:
             return exact

@@ -11,11 +11,12 @@ from .._quiet import quiet_solver_output
 from .._validation import (
     check_choice,
     check_number,
-    split_table,
+    measure,
 )
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
+from ._policy import exact_method
 from ._problem import (
     CardinalSensitivity,
     _cardinal_setup,
@@ -31,6 +32,7 @@ BOX_WORK_LIMIT = 5_000_000
 MILP_NODE_LIMIT = 20_000
 
 
+@measure(allow_nan=False)
 def cardinal_sensitivity_exact(
     scores: Any,
     higher_is_better: Any = True,
@@ -115,8 +117,11 @@ def cardinal_sensitivity_exact(
     normalize : {"none", "zscore"}
         Whether the box applies to the published scores or to standardised tasks.
     method : {"auto", "boxes", "milp", "cliques"}
-        ``"auto"`` uses boxes for at most 10 distinct tasks, the MILP otherwise;
-        ``"cliques"`` is the branch and bound in weight space with the clique-LP
+        ``"auto"`` asks :func:`benchvote.sensitivity.exact_method`: boxes for at
+        most :data:`~benchvote.sensitivity.AUTO_EXACT_MAX_TASKS` distinct tasks,
+        otherwise the MILP on at most
+        :data:`~benchvote.sensitivity.AUTO_MILP_MAX_PAIRS` ordered pairs and the
+        clique search beyond; ``"cliques"`` is the branch and bound in weight space with the clique-LP
         bound (see *Clique LP* above).
     work_limit : int, optional
         The deterministic budget that decides the result: boxes evaluated by
@@ -163,13 +168,10 @@ def cardinal_sensitivity_exact(
     >>> cardinal_sensitivity_exact(s, eps=0.1, method="milp").n_flipped
     1
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-
     t0 = time.perf_counter()
     check_choice(method, "method", ("auto", "boxes", "milp", "cliques"))
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
     work_limit = check_number(work_limit, "work_limit", low=1, integer=True, allow_none=True)
-    seed = check_number(seed, "seed", low=0, integer=True)
     if triangle_cuts is not None and not isinstance(triangle_cuts, (bool, np.bool_)):
         raise TypeError(f"triangle_cuts must be True, False or None, got {triangle_cuts!r}")
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
@@ -190,15 +192,17 @@ def _solve_exact(
 
     ``work_limit`` None means the method's default (:data:`BOX_WORK_LIMIT` boxes, :data:`MILP_NODE_LIMIT` nodes).
     """
+    if method == "auto":
+        method = exact_method(prob.x.shape[1], len(prob.d))
     if len(prob.d) == 0:  # every model ties with every other: nothing to reverse
         return _finish_cardinal(
             prob,
             prob.hi.copy(),
-            "boxes" if method == "auto" else method,
+            method,
             upper=0,
             seconds=time.perf_counter() - t0,
         )
-    if method == "boxes" or (method == "auto" and prob.x.shape[1] <= 10):
+    if method == "boxes":
         from ._boxes import ensure_compiled
 
         compiling = time.perf_counter()

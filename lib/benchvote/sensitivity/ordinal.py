@@ -16,12 +16,9 @@ from scipy.sparse import coo_matrix
 from .._quiet import quiet_solver_output
 from .._validation import (
     as_label_list,
-    as_score_matrix,
     check_choice,
     check_number,
-    direction_of,
-    score_frame_and_matrix,
-    split_table,
+    measure,
 )
 from ..aggregation import mean_win_rate
 from ..axioms import field_margins
@@ -33,6 +30,7 @@ from ..ranking import (
 from ._problem import _import_torch, _one_torch_thread, _stop_reason
 
 
+@measure(allow_nan=True)
 def default_protected(scores: Any, higher_is_better: Any = True, *, share: float = 0.2) -> list:
     """The top ``share`` of the models by strict mean win rate (at least 2): Zhang & Hardt's protected set.
 
@@ -56,10 +54,8 @@ def default_protected(scores: Any, higher_is_better: Any = True, *, share: float
     >>> default_protected([[5.0], [4.0], [3.0], [2.0], [1.0]], share=0.4)
     [0, 1]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     share = check_number(share, "share", low=0.0, high=1.0, low_open=True, high_open=True)
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = direction_of(mat, higher_is_better)
+    mat, direction = scores, scores.direction
     try:
         rates = np.asarray(mean_win_rate(mat.values, direction))
     except ValueError as exc:
@@ -117,9 +113,9 @@ class OrdinalSensitivity:
     stopped: str = ""
 
 
-def _ordinal_setup(scores, protected, higher_is_better):
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    scores, mat = score_frame_and_matrix(scores, allow_nan=True)
+@measure(allow_nan=True)
+def _ordinal_setup(scores, higher_is_better, protected):
+    mat, scores = scores, scores.frame()
     if protected is None:
         protected = default_protected(scores, higher_is_better)
     protected = as_label_list(protected, "protected", scores.index)
@@ -132,7 +128,6 @@ def _ordinal_setup(scores, protected, higher_is_better):
     if np.array_equal(block, np.broadcast_to(block[0], block.shape), equal_nan=True):
         # identical protected rows (same scores, same missing cells) tie with each other in every field:
         # no added set can order them, so the answer is 0 without computing any margin
-        direction_of(mat, higher_is_better)  # still validated
         return scores, protected, pool, None
     fm = field_margins(scores, higher_is_better, protected=protected, pool=pool)
     return scores, protected, pool, fm
@@ -274,6 +269,7 @@ def _toggle_search(
 
 
 @_one_torch_thread
+@measure(allow_nan=True)
 def ordinal_sensitivity(
     scores: Any,
     higher_is_better: Any = True,
@@ -338,8 +334,6 @@ def ordinal_sensitivity(
     >>> r.added, r.tau_distance
     (('C',), 1.0)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-
     torch = _import_torch()
 
     t0 = time.perf_counter()
@@ -348,8 +342,7 @@ def ordinal_sensitivity(
     kicks = check_number(kicks, "kicks", low=0, integer=True)
     lr = check_number(lr, "lr", low=0.0, low_open=True)
     lam = check_number(lam, "lam", low=0.0)
-    seed = check_number(seed, "seed", low=0, integer=True)
-    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    scores, protected, pool, fm = _ordinal_setup(scores, higher_is_better, protected)
     if fm is None:
         return _all_tied(protected, pool, "relaxation", t0)
     p, q = len(protected), len(pool)
@@ -438,6 +431,7 @@ def ordinal_sensitivity(
     )
 
 
+@measure(allow_nan=True)
 def ordinal_sensitivity_exact(
     scores: Any,
     higher_is_better: Any = True,
@@ -506,14 +500,12 @@ def ordinal_sensitivity_exact(
     >>> r.added, r.tau_distance, r.optimal
     (('C',), 1.0, True)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-
     t0 = time.perf_counter()
     check_choice(method, "method", ("auto", "enumerate", "milp"))
     time_limit = check_number(time_limit, "time_limit", low=0.0, low_open=True, allow_none=True)
     work_limit = check_number(work_limit, "work_limit", low=1, integer=True)
     max_enumeration = check_number(max_enumeration, "max_enumeration", low=0, high=26, integer=True)
-    scores, protected, pool, fm = _ordinal_setup(scores, protected, higher_is_better)
+    scores, protected, pool, fm = _ordinal_setup(scores, higher_is_better, protected)
     q = len(pool)
     if method == "auto":
         method = "enumerate" if q <= max_enumeration else "milp"

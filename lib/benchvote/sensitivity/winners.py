@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._quiet import quiet_solver_output
-from .._validation import check_choice, check_number, split_table
+from .._validation import check_choice, check_number, measure
 from ..ranking import DEFAULT_TIE_TOLERANCE
 from ._problem import (
     _cardinal_setup,
@@ -99,6 +99,7 @@ class PossibleWinners:
     stopped: str = ""
 
 
+@measure(allow_nan=False)
 def possible_winners(
     scores: Any,
     higher_is_better: Any = True,
@@ -181,7 +182,6 @@ def possible_winners(
     >>> possible_winners(s, k=2, eps=0.1).possible.tolist()
     [True, True, False]
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
     check_choice(normalize, "normalize", ("none", "zscore"))
     prob = _cardinal_setup(scores, higher_is_better, eps, normalize, tol)
     x = prob.x

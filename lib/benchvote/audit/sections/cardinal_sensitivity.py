@@ -27,6 +27,7 @@ import markupsafe
 import numpy as np
 import pandas as pd
 
+from ...sensitivity._policy import AUTO_EXACT_MAX_TASKS
 from .._budget import BUDGETS, Budget
 from .._charts import hbars
 from .._prepare import Context, names, series
@@ -36,8 +37,8 @@ from .._text import plural
 
 #: Beyond this many models the section runs on the best ones by the mean score.
 SCOPE_MODELS = 150
-#: Up to this many distinct tasks the exact box search runs.
-BOX_TASKS = 10
+#: Up to this many distinct tasks the exact box search runs (the library's own threshold).
+BOX_TASKS = AUTO_EXACT_MAX_TASKS
 #: Tasks drawn in the weight-shift chart (the largest shifts); the rest are summarised in the caption.
 CHART_TASKS = 40
 #: Reversed pairs named in words.
