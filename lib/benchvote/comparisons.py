@@ -48,7 +48,7 @@ from ._validation import (
     direction_of,
     split_table,
 )
-from .intervals import _exact_level
+from .intervals import _exact_level, _order_statistic
 from .ranking import DEFAULT_TIE_TOLERANCE
 
 __all__ = [
@@ -124,6 +124,9 @@ class PairwiseComparisons:
     diff, ci_low, ci_high, p, p_adjusted : ndarray of float
         Effect (see :class:`PairedTest`), paired-bootstrap interval, two-sided
         p-value and Holm-adjusted p-value of each pair.
+    simultaneous_low, simultaneous_high : ndarray of float
+        Bootstrap max-T intervals of the effects that hold for all pairs at
+        once at ``level`` (see :func:`pairwise_comparisons`).
     exact : ndarray of bool
         Whether each p-value is exact.
     scores : ndarray of float
@@ -142,6 +145,8 @@ class PairwiseComparisons:
     diff: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
+    simultaneous_low: np.ndarray
+    simultaneous_high: np.ndarray
     p: np.ndarray
     p_adjusted: np.ndarray
     exact: np.ndarray
@@ -188,6 +193,8 @@ class RankSets:
         Model labels in leaderboard order, cut into consecutive groups (see
         :func:`rank_sets`).
     level : float
+    method : str
+        ``"holm"`` or ``"max-t"``.
     comparisons : PairwiseComparisons
     """
 
@@ -198,6 +205,7 @@ class RankSets:
     order: np.ndarray
     tiers: list
     level: float
+    method: str
     comparisons: PairwiseComparisons
 
 
@@ -336,15 +344,20 @@ def pairwise_comparisons(
 
     The columns are oriented (a lower-is-better column enters negated) and
     each pair's differences are tested (see the module's notes).  The
-    intervals are percentile intervals of ``diff`` over ``n_boot`` redraws
-    of the columns with replacement, the same redraws for every pair: the
-    lower end is the k-th smallest and the upper end the k-th largest
-    redrawn value, :math:`k = \\max(1, \\lceil n_{boot} (1 - \\ell) / 2 \\rceil)`,
-    so swapping a and b negates the interval exactly.  The redraws come from
-    ``numpy.random.default_rng([seed, 0])`` and the sign flips from
-    ``default_rng([seed, 1])``; Monte-Carlo p-values are
-    :math:`(1 + \\#\\{|T^*| \\ge |T|\\}) / (1 + n_{resamples})`, which is never 0.
-    Work is vectorised over items and done in chunks; only the exact tests
+    redraws of the columns (``numpy.random.default_rng([seed, 0])``) are the
+    same for every pair.  A pair's interval runs from the k-th smallest to
+    the k-th largest redrawn ``diff``,
+    :math:`k = \\max(1, \\lceil n_{boot} (1 - \\ell) / 2 \\rceil)`, so swapping
+    a and b negates it exactly.  The simultaneous intervals are the
+    single-step max-T intervals (Romano and Wolf 2005):
+    ``diff`` :math:`\\pm c\\, \\hat\\sigma`, with :math:`\\hat\\sigma` each pair's
+    bootstrap standard deviation and :math:`c` the :math:`\\ell` quantile
+    over the redraws of the largest :math:`|\\mathrm{diff}^* - \\mathrm{diff}| / \\hat\\sigma`
+    among the pairs.  The sign flips come from ``default_rng([seed, 1])``,
+    the same for every pair; Monte-Carlo p-values are
+    :math:`(1 + \\#\\{|T^*| \\ge |T|\\}) / (1 + n_{resamples})`, never 0.
+    Redraws and flips act on the models' rows (one product), not pair by
+    pair, and large inputs are processed in chunks; only the exact tests
     (enumerated sign flips, Wilcoxon) loop over pairs.
 
     Parameters
@@ -356,7 +369,7 @@ def pairwise_comparisons(
     test : {"auto", "mcnemar", "permutation", "sign", "wilcoxon"}
         As in :func:`paired_test`.
     level : float in (0, 1)
-        Coverage of every interval.
+        Coverage of every interval, and simultaneous coverage of the max-T intervals.
     n_boot : int
         Bootstrap redraws of the columns.
     n_resamples : int
@@ -385,49 +398,73 @@ def pairwise_comparisons(
     ([0.0625, 0.0625, 1.0], [0.1875, 0.1875, 1.0])
     """
     scores, higher_is_better = split_table(scores, higher_is_better)
-    check_nan_policy(nan_policy, ("raise",))
-    test = check_choice(test, "test", TESTS)
-    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    n_boot = check_number(n_boot, "n_boot", low=1, integer=True)
-    n_resamples = check_number(n_resamples, "n_resamples", low=1, integer=True)
-    tol = check_tol(tol)
-    seed = check_number(seed, "seed", low=0, integer=True)
+    test, level, n_boot, n_resamples, tol, seed = _check_options(
+        test, level, n_boot, n_resamples, tol, nan_policy, seed
+    )
     mat = as_score_matrix(scores)
-    direction = direction_of(mat, higher_is_better)
-    binary = bool(np.isin(mat.values, (0.0, 1.0)).all())
-    if test == "auto":
-        test = "mcnemar" if binary else "permutation"
-    if test == "mcnemar" and not binary:
-        raise ValueError("McNemar's test needs right/wrong items scored 0 or 1; use test='permutation' for graded ones")
-    x = np.where(direction, mat.values, -mat.values)
-    m = x.shape[0]
-    a, b = np.triu_indices(m, k=1)
+    test = _resolve_test(test, mat.values)
+    x = np.where(direction_of(mat, higher_is_better), mat.values, -mat.values)
+    a, b = np.triu_indices(x.shape[0], k=1)
     p, exact, diff = _p_values(x, a, b, test, tol, n_resamples, seed)
-    boot = _bootstrap(x, a, b, test, tol, n_boot, seed)
-    k = max(1, ceil(n_boot * (1 - _exact_level(level)) / 2))
-    boot.sort(axis=0)
-    if test in ("mcnemar", "permutation"):
-        model_scores = x.mean(axis=1)
-    else:
-        net = np.zeros((m, m))
-        net[a, b], net[b, a] = diff, -diff
-        model_scores = net.sum(axis=1) / (m - 1)
+    ci, simultaneous = _bootstrap_intervals(x, a, b, diff, test, tol, n_boot, level, seed)
     return PairwiseComparisons(
         models=list(mat.models),
         a=a,
         b=b,
         diff=diff,
-        ci_low=boot[k - 1].copy(),
-        ci_high=boot[n_boot - k].copy(),
+        ci_low=ci[0],
+        ci_high=ci[1],
+        simultaneous_low=simultaneous[0],
+        simultaneous_high=simultaneous[1],
         p=p,
         p_adjusted=holm(p),
         exact=exact,
-        scores=model_scores,
+        scores=_model_scores(x, a, b, diff, test),
         test=test,
         level=level,
         n_boot=n_boot,
         n_resamples=n_resamples,
     )
+
+
+def _check_options(
+    test: Any, level: Any, n_boot: Any, n_resamples: Any, tol: Any, nan_policy: Any, seed: Any
+) -> tuple[str, float, int, int, float, int]:
+    """The options of every function of this module, validated."""
+    check_nan_policy(nan_policy, ("raise",))
+    return (
+        check_choice(test, "test", TESTS),
+        check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True),
+        check_number(n_boot, "n_boot", low=1, integer=True),
+        check_number(n_resamples, "n_resamples", low=1, integer=True),
+        check_tol(tol),
+        check_number(seed, "seed", low=0, integer=True),
+    )
+
+
+def _resolve_test(test: str, values: np.ndarray) -> str:
+    """``"auto"`` made concrete; McNemar's test refused on anything but 0/1 cells."""
+    binary = bool(np.isin(values, (0.0, 1.0)).all())
+    if test == "auto":
+        return "mcnemar" if binary else "permutation"
+    if test == "mcnemar" and not binary:
+        raise ValueError("McNemar's test needs right/wrong items scored 0 or 1; use test='permutation' for graded ones")
+    return test
+
+
+def _model_scores(x: np.ndarray, a: np.ndarray, b: np.ndarray, diff: np.ndarray, test: str) -> np.ndarray:
+    """Each model's point score: its mean (item tests), or its mean effect against the others (task tests)."""
+    if test in ("mcnemar", "permutation"):
+        return _row_sums(x) / x.shape[1]
+    m = x.shape[0]
+    net = np.zeros((m, m))
+    net[a, b], net[b, a] = diff, -diff
+    return net.sum(axis=1) / (m - 1)
+
+
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """Each row's sum, one row at a time: the same number whatever the other rows (``x.sum(axis=1)`` may not be)."""
+    return np.array([row.sum() for row in x])
 
 
 def _pair_chunks(n_pairs: int, n: int) -> list[slice]:
@@ -441,10 +478,10 @@ def _p_values(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two-sided p-values, exactness and effects of every pair (a, b) of the oriented table ``x``."""
     n = x.shape[1]
-    p, exact, diff = np.empty(len(a)), np.ones(len(a), dtype=bool), np.empty(len(a))
     if test == "permutation":
-        p, exact = _permutation_p(x, a, b, n_resamples, seed)
-        return p, exact, x[a].mean(axis=1) - x[b].mean(axis=1)
+        means = _row_sums(x) / n
+        return (*_permutation_p(x, a, b, n_resamples, seed), means[a] - means[b])
+    p, exact, diff = np.empty(len(a)), np.ones(len(a), dtype=bool), np.empty(len(a))
     for part in _pair_chunks(len(a), n):
         d = x[a[part]] - x[b[part]]
         if test in ("mcnemar", "sign"):
@@ -480,7 +517,14 @@ def _signed_ranks(d: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, np
 
 
 def _wilcoxon(d: np.ndarray, tol: float) -> tuple[float, bool, float]:
-    """Two-sided p-value, exactness and rank-biserial effect of Wilcoxon's signed-rank test (zeros dropped)."""
+    """Two-sided p-value, exactness and rank-biserial effect of Wilcoxon's signed-rank test (zeros dropped).
+
+    Exact (conditional on the midranks, so with tied sizes too) up to
+    :data:`WILCOXON_EXACT_MAX` nonzero differences; beyond, the normal
+    approximation with the tie correction of the variance and no continuity
+    correction.  The p-value is computed from the smaller of the two rank
+    sums, so swapping the models gives the same number.
+    """
     _, sign, doubled = _signed_ranks(d, tol)
     n = doubled.size
     if n == 0:
@@ -525,35 +569,31 @@ def _permutation_p(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sign-flip p-values of the mean difference of every pair: exact when few signs, Monte-Carlo otherwise.
 
-    A flipped sum counts as at least as extreme when its size is within
-    ``_PERMUTATION_RTOL`` times the sum of the absolute differences of the
-    observed one.  The Monte-Carlo flips are the same for every pair, drawn
-    in chunks of rows from one generator.
+    A flipped sum counts as at least as extreme as the observed one when it
+    is smaller by at most ``_PERMUTATION_RTOL`` times the two models' sums of
+    absolute scores (rounding, not a real difference).  A sign pattern flips
+    every model's column alike, so the flipped sums of a pair are the
+    difference of the models' flipped sums: one product per chunk of flips.
     """
     n = x.shape[1]
-    d_all = [x[a[s]] - x[b[s]] for s in _pair_chunks(len(a), n)]
-    p = np.empty(len(a))
-    nonzero = np.concatenate([(d != 0).sum(axis=1) for d in d_all]) if len(a) else np.zeros(0, dtype=int)
-    exact = 2.0**nonzero <= n_resamples
-    slack = np.concatenate([_PERMUTATION_RTOL * np.abs(d).sum(axis=1) for d in d_all]) if len(a) else np.zeros(0)
-    observed = np.concatenate([np.abs(d.sum(axis=1)) for d in d_all]) if len(a) else np.zeros(0)
-    chunks = _pair_chunks(len(a), n)
-    for s, d in zip(chunks, d_all):
-        for i in np.flatnonzero(exact[s]) + s.start:
-            row = d[i - s.start]
-            sums = np.abs(_sign_patterns(int(nonzero[i])) @ row[row != 0])
-            p[i] = float(np.mean(sums >= observed[i] - slack[i]))
+    sums, sizes = _row_sums(x), _row_sums(np.abs(x))
+    observed, slack = np.abs(sums[a] - sums[b]), _PERMUTATION_RTOL * (sizes[a] + sizes[b])
+    p, exact = np.empty(len(a)), np.zeros(len(a), dtype=bool)
+    for part in _pair_chunks(len(a), n):
+        d = x[a[part]] - x[b[part]]
+        for j in np.flatnonzero((d != 0).sum(axis=1) <= n_resamples.bit_length() - 1):  # 2**k <= n_resamples
+            i, row = part.start + j, d[j][d[j] != 0]
+            p[i] = float(np.mean(np.abs(_sign_patterns(row.size) @ row) >= observed[i] - slack[i]))
+            exact[i] = True
     todo = np.flatnonzero(~exact)
     if todo.size:
         rng = np.random.default_rng([seed, 1])
         hits = np.zeros(todo.size)
-        rows = max(1, _CHUNK_CELLS // max(n, 1))
-        for start in range(0, n_resamples, rows):
-            flips = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n))
-            for part in _pair_chunks(todo.size, n):
-                pick = todo[part]
-                sums = np.abs(flips @ (x[a[pick]] - x[b[pick]]).T)
-                hits[part] += (sums >= observed[pick] - slack[pick]).sum(axis=0)
+        rows = max(1, _CHUNK_CELLS // max(n, todo.size))
+        for start in range(0, n_resamples, rows):  # the flips do not depend on the chunking (one stream)
+            flipped = (1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n))) @ x.T
+            extreme = np.abs(flipped[:, a[todo]] - flipped[:, b[todo]]) >= observed[todo] - slack[todo]
+            hits += extreme.sum(axis=0)
         p[todo] = (1.0 + hits) / (1.0 + n_resamples)
     return p, exact
 
@@ -570,28 +610,53 @@ def _redraw_counts(n: int, n_boot: int, seed: int) -> list[np.ndarray]:
     return out
 
 
-def _bootstrap(
-    x: np.ndarray, a: np.ndarray, b: np.ndarray, test: str, tol: float, n_boot: int, seed: int
-) -> np.ndarray:
-    """Every pair's effect on every redraw of the columns (redraws x pairs)."""
+def _bootstrap_intervals(
+    x: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    diff: np.ndarray,
+    test: str,
+    tol: float,
+    n_boot: int,
+    level: float,
+    seed: int,
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Percentile and max-T simultaneous intervals of every pair's effect, a chunk of pairs at a time."""
     n = x.shape[1]
-    out = np.empty((n_boot, len(a)))
-    done = 0
-    for counts in _redraw_counts(n, n_boot, seed):
-        rows = slice(done, done + counts.shape[0])
-        done += counts.shape[0]
-        if test in ("mcnemar", "permutation"):  # mean differences: one product with the models' rows
-            means = counts @ x.T / n
-            out[rows] = means[:, a] - means[:, b]
-            continue
-        for part in _pair_chunks(len(a), n):
-            d = x[a[part]] - x[b[part]]
-            if test == "sign":
-                out[rows, part] = counts @ ((d > tol).astype(float) - (d < -tol)).T / n
-            else:
-                for i, row in zip(range(part.start, part.stop), d):
-                    out[rows, i] = _redrawn_rank_biserial(row, counts, tol)
-    return out
+    k = max(1, ceil(n_boot * (1 - _exact_level(level)) / 2))
+    low, high, spread = np.empty(len(a)), np.empty(len(a)), np.empty(len(a))
+    largest = np.zeros(n_boot)  # per redraw, the largest studentised deviation over the pairs
+    means = None
+    if test in ("mcnemar", "permutation"):  # mean differences: the redrawn means of the models, one product
+        means = np.vstack([counts @ x.T / n for counts in _redraw_counts(n, n_boot, seed)])
+    step = max(1, _CHUNK_CELLS // max(n_boot, n))
+    for start in range(0, len(a), step):
+        part = slice(start, min(start + step, len(a)))
+        if means is not None:
+            effects = means[:, a[part]] - means[:, b[part]]
+        else:
+            effects = _redrawn_effects(x[a[part]] - x[b[part]], test, tol, n_boot, seed)
+        spread[part] = effects.std(axis=0)
+        deviation = np.abs(effects - diff[part])
+        scaled = np.divide(deviation, spread[part], out=np.zeros_like(deviation), where=spread[part] > 0)
+        np.maximum(largest, scaled.max(axis=1), out=largest)
+        effects.partition(sorted({k - 1, n_boot - k}), axis=0)
+        low[part], high[part] = effects[k - 1], effects[n_boot - k]
+    critical = np.sort(largest)[_order_statistic(n_boot, _exact_level(level)) - 1]
+    return (low, high), (diff - critical * spread, diff + critical * spread)
+
+
+def _redrawn_effects(d: np.ndarray, test: str, tol: float, n_boot: int, seed: int) -> np.ndarray:
+    """The effects (redraws x pairs) of the sign or Wilcoxon test of the pairs whose differences are the rows of d."""
+    n = d.shape[1]
+    signs = (d > tol).astype(float) - (d < -tol)
+    out = []
+    for counts in _redraw_counts(n, n_boot, seed):  # the same redraws for every chunk of pairs
+        if test == "sign":
+            out.append(counts @ signs.T / n)
+        else:
+            out.append(np.column_stack([_redrawn_rank_biserial(row, counts, tol) for row in d]))
+    return np.vstack(out)
 
 
 def _redrawn_rank_biserial(d: np.ndarray, counts: np.ndarray, tol: float) -> np.ndarray:
@@ -604,14 +669,13 @@ def _redrawn_rank_biserial(d: np.ndarray, counts: np.ndarray, tol: float) -> np.
     keep, sign, doubled = _signed_ranks(d, tol)
     if keep.size == 0:
         return np.zeros(counts.shape[0])
-    groups, group_of = np.unique(doubled, return_inverse=True)
-    member = np.zeros((keep.size, groups.size))
-    member[np.arange(keep.size), group_of] = 1.0
-    drawn = counts[:, keep]
-    per_group = drawn @ member
+    order = np.argsort(doubled, kind="stable")  # the columns by size, each group of tied sizes contiguous
+    starts = np.flatnonzero(np.r_[True, np.diff(doubled[order]) != 0])
+    drawn = counts[:, keep[order]]
+    per_group = np.add.reduceat(drawn, starts, axis=1)
     midrank = np.cumsum(per_group, axis=1) - per_group + (per_group + 1) / 2
-    plus = ((drawn * (sign > 0)) @ member * midrank).sum(axis=1)
-    minus = ((drawn * (sign < 0)) @ member * midrank).sum(axis=1)
+    plus = (np.add.reduceat(drawn * (sign[order] > 0), starts, axis=1) * midrank).sum(axis=1)
+    minus = (np.add.reduceat(drawn * (sign[order] < 0), starts, axis=1) * midrank).sum(axis=1)
     total = plus + minus
     return np.where(total > 0, (plus - minus) / np.where(total > 0, total, 1.0), 0.0)
 
@@ -621,6 +685,7 @@ def rank_sets(
     higher_is_better: Any = True,
     *,
     test: str = "auto",
+    method: str = "holm",
     level: float = 0.95,
     n_boot: int = 2000,
     n_resamples: int = 10_000,
@@ -630,26 +695,30 @@ def rank_sets(
 ) -> RankSets:
     """Simultaneous confidence sets for every model's rank, and tiers of models that are not separated.
 
-    Model i is *surely better* than j when Holm's adjusted p-value of the
-    pair is at most :math:`1 - \\ell` and the effect favours i.  Holm's
-    method bounds the chance of any false rejection among all pairs by
-    :math:`1 - \\ell`; a rejection in the wrong direction is a false
-    rejection too, so (ignoring the rare case where the direction of a
-    true difference is misread, Shaffer 1980) with probability at least
-    :math:`\\ell` every "surely better" is true, and then every model's true
-    rank lies in ``[1 + #surely better, m - #surely worse]`` at once.  This
-    is the step-down construction of simultaneous rank sets of Mogstad,
-    Romano, Shaikh and Wilhelm (2024), with Holm's adjustment in place of
-    their bootstrap critical values.
+    With ``method="holm"``, model i is *surely better* than j when Holm's
+    adjusted p-value of the pair is at most :math:`1 - \\ell` and the effect
+    favours i.  Holm's method bounds the chance of any false rejection among
+    all pairs by :math:`1 - \\ell`, and a claim in the wrong direction about a
+    pair that truly differs is rarer still (Shaffer 1980), so with
+    probability about :math:`\\ell` or more every "surely better" is true,
+    and then every model's true rank lies in
+    ``[1 + #surely better, m - #surely worse]`` at once.  With
+    ``method="max-t"`` the decisions are those of the bootstrap max-T
+    intervals of the effects (``simultaneous_low``/``simultaneous_high`` of
+    :func:`pairwise_comparisons`): surely better when the interval excludes
+    0, which holds for all pairs at once with asymptotic probability
+    :math:`\\ell`.  Both are the construction of simultaneous rank sets from
+    simultaneous pairwise decisions of Klein, Wright and Wieczorek (2020)
+    and Mogstad, Romano, Shaikh and Wilhelm (2024).
 
-    The tiers cut the leaderboard order (best point score first) into
-    consecutive groups: a new tier starts at the first model that is surely
-    worse than the current tier's top model.  Separation is not transitive
-    (a above c, but neither separated from b), so "groups of models no two
-    of which are separated" overlap; anchoring each tier on its top model
-    gives instead a partition that is deterministic, keeps the leaderboard
-    order, and whose every tier is a set of models none surely worse than
-    its top.
+    The tiers cut the leaderboard order (best point score first, ties by
+    row) into consecutive groups: a new tier starts at the first model that
+    is surely worse than the current tier's top model.  Separation is not
+    transitive (a above c, but neither separated from b), so groups of
+    models no two of which are separated overlap; anchoring each tier on its
+    top model gives a partition that is deterministic and keeps the
+    leaderboard order, and none of whose members is surely worse than the
+    top of its tier.
 
     Parameters
     ----------
@@ -659,10 +728,12 @@ def rank_sets(
         Direction of every column.
     test : {"auto", "mcnemar", "permutation", "sign", "wilcoxon"}
         As in :func:`paired_test`.
+    method : {"holm", "max-t"}
+        Holm-adjusted tests, or bootstrap max-T simultaneous intervals.
     level : float in (0, 1)
         Simultaneous coverage of the rank sets.
     n_boot : int
-        Bootstrap redraws of the pairwise intervals (reported in ``comparisons``).
+        Bootstrap redraws of the columns.
     n_resamples : int
         Monte-Carlo sign flips of the permutation test.
     tol : float
@@ -686,7 +757,8 @@ def rank_sets(
     >>> r.lowest.tolist(), r.highest.tolist(), r.tiers
     ([1, 2, 2], [1, 3, 3], [[0], [1, 2]])
     """
-    comparisons = pairwise_comparisons(
+    method = check_choice(method, "method", ("holm", "max-t"))
+    c = pairwise_comparisons(
         scores,
         higher_is_better,
         test=test,
@@ -697,14 +769,32 @@ def rank_sets(
         nan_policy=nan_policy,
         seed=seed,
     )
-    c = comparisons
+    if method == "holm":
+        sure = c.p_adjusted <= 1 - float(_exact_level(c.level))
+        first, second = c.diff > 0, c.diff < 0
+    else:
+        sure = np.ones(len(c.a), dtype=bool)
+        first, second = c.simultaneous_low > 0, c.simultaneous_high < 0
     m = len(c.models)
-    sure = c.p_adjusted <= 1 - float(_exact_level(c.level))
     above = np.zeros((m, m), dtype=bool)
-    above[c.a[sure & (c.diff > 0)], c.b[sure & (c.diff > 0)]] = True
-    above[c.b[sure & (c.diff < 0)], c.a[sure & (c.diff < 0)]] = True
+    above[c.a[sure & first], c.b[sure & first]] = True
+    above[c.b[sure & second], c.a[sure & second]] = True
     order = np.argsort(-c.scores, kind="stable")
-    labels = list(c.models)
+    return RankSets(
+        models=list(c.models),
+        lowest=1 + above.sum(axis=0),
+        highest=m - above.sum(axis=1),
+        above=above,
+        order=order,
+        tiers=_tiers(above, order, list(c.models)),
+        level=c.level,
+        method=method,
+        comparisons=c,
+    )
+
+
+def _tiers(above: np.ndarray, order: np.ndarray, labels: list) -> list[list]:
+    """The leaderboard order cut where a model is surely worse than the top of the current tier."""
     tiers: list[list] = []
     top = -1
     for i in order:
@@ -712,13 +802,4 @@ def rank_sets(
             tiers.append([])
             top = int(i)
         tiers[-1].append(labels[i])
-    return RankSets(
-        models=labels,
-        lowest=1 + above.sum(axis=0),
-        highest=m - above.sum(axis=1),
-        above=above,
-        order=order,
-        tiers=tiers,
-        level=c.level,
-        comparisons=comparisons,
-    )
+    return tiers
