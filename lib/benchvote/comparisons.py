@@ -20,10 +20,26 @@ wrong answers as 1 and 0, or of graded scores) or the tasks of a benchmark
 
 Every pair's interval is a paired bootstrap (Efron and Tibshirani 1993):
 the columns are redrawn with replacement, the same redraw for every model.
-The p-values of all pairs are adjusted by Holm's step-down method (Holm
-1979), and the adjusted decisions give every model a simultaneous set of
-ranks, in the spirit of the confidence sets for ranks of Klein, Wright and
-Wieczorek (2020) and Mogstad, Romano, Shaikh and Wilhelm (2024).
+The same redraws give simultaneous intervals for all pairs at once, by the
+single-step max-T method (Romano and Wolf 2005): each pair's effect plus or
+minus c times its bootstrap standard deviation, with c the level-quantile
+over the redraws of the largest studentised deviation among the pairs.
+
+Rank sets.  Model i is *surely better* than j when the pair's test
+rejects after Holm's step-down adjustment of all the pairs' p-values
+(Holm 1979) and the effect favours i, or, by the bootstrap, when the
+pair's simultaneous interval lies above 0.  If every "surely better" is
+true, every model's true rank lies in ``[1 + #surely better, m - #surely
+worse]``, for all models at once.  Holm's method keeps the chance of any
+false rejection among all pairs below one minus the level, and with
+decisions on the direction it keeps the chance of any false or wrongly
+directed claim there too for independent tests (Shaffer 1980); the
+pairwise tests of a leaderboard share models and are not independent,
+which the seeded coverage simulation of the test suite checks.  The max-T
+intervals hold jointly with the level asymptotically.  Sets of ranks from
+simultaneous pairwise decisions are those of Klein, Wright and Wieczorek
+(2020) and of Mogstad, Romano, Shaikh and Wilhelm (2024), whose step-down
+refinement of the max-T intervals is not implemented here.
 """
 
 from __future__ import annotations
@@ -348,12 +364,8 @@ def pairwise_comparisons(
     same for every pair.  A pair's interval runs from the k-th smallest to
     the k-th largest redrawn ``diff``,
     :math:`k = \\max(1, \\lceil n_{boot} (1 - \\ell) / 2 \\rceil)`, so swapping
-    a and b negates it exactly.  The simultaneous intervals are the
-    single-step max-T intervals (Romano and Wolf 2005):
-    ``diff`` :math:`\\pm c\\, \\hat\\sigma`, with :math:`\\hat\\sigma` each pair's
-    bootstrap standard deviation and :math:`c` the :math:`\\ell` quantile
-    over the redraws of the largest :math:`|\\mathrm{diff}^* - \\mathrm{diff}| / \\hat\\sigma`
-    among the pairs.  The sign flips come from ``default_rng([seed, 1])``,
+    a and b negates it exactly; the simultaneous intervals are the max-T
+    intervals of the module's notes.  The sign flips come from ``default_rng([seed, 1])``,
     the same for every pair; Monte-Carlo p-values are
     :math:`(1 + \\#\\{|T^*| \\ge |T|\\}) / (1 + n_{resamples})`, never 0.
     Redraws and flips act on the models' rows (one product), not pair by
@@ -695,21 +707,12 @@ def rank_sets(
 ) -> RankSets:
     """Simultaneous confidence sets for every model's rank, and tiers of models that are not separated.
 
-    With ``method="holm"``, model i is *surely better* than j when Holm's
-    adjusted p-value of the pair is at most :math:`1 - \\ell` and the effect
-    favours i.  Holm's method bounds the chance of any false rejection among
-    all pairs by :math:`1 - \\ell`, and a claim in the wrong direction about a
-    pair that truly differs is rarer still (Shaffer 1980), so with
-    probability about :math:`\\ell` or more every "surely better" is true,
-    and then every model's true rank lies in
-    ``[1 + #surely better, m - #surely worse]`` at once.  With
-    ``method="max-t"`` the decisions are those of the bootstrap max-T
-    intervals of the effects (``simultaneous_low``/``simultaneous_high`` of
-    :func:`pairwise_comparisons`): surely better when the interval excludes
-    0, which holds for all pairs at once with asymptotic probability
-    :math:`\\ell`.  Both are the construction of simultaneous rank sets from
-    simultaneous pairwise decisions of Klein, Wright and Wieczorek (2020)
-    and Mogstad, Romano, Shaikh and Wilhelm (2024).
+    Model i is *surely better* than j by Holm-adjusted tests
+    (``method="holm"``: adjusted p-value at most :math:`1 - \\ell`, effect in
+    i's favour) or by the bootstrap max-T intervals (``method="max-t"``: the
+    pair's simultaneous interval excludes 0); the rank set of a model is
+    ``[1 + #surely better, m - #surely worse]`` (see the module's notes for
+    why it covers all true ranks at once).
 
     The tiers cut the leaderboard order (best point score first, ties by
     row) into consecutive groups: a new tier starts at the first model that
@@ -769,16 +772,8 @@ def rank_sets(
         nan_policy=nan_policy,
         seed=seed,
     )
-    if method == "holm":
-        sure = c.p_adjusted <= 1 - float(_exact_level(c.level))
-        first, second = c.diff > 0, c.diff < 0
-    else:
-        sure = np.ones(len(c.a), dtype=bool)
-        first, second = c.simultaneous_low > 0, c.simultaneous_high < 0
+    above = _surely_better(c, method)
     m = len(c.models)
-    above = np.zeros((m, m), dtype=bool)
-    above[c.a[sure & first], c.b[sure & first]] = True
-    above[c.b[sure & second], c.a[sure & second]] = True
     order = np.argsort(-c.scores, kind="stable")
     return RankSets(
         models=list(c.models),
@@ -791,6 +786,20 @@ def rank_sets(
         method=method,
         comparisons=c,
     )
+
+
+def _surely_better(c: PairwiseComparisons, method: str) -> np.ndarray:
+    """``out[i, j]``: model i is surely better than model j by the pairs' simultaneous decisions."""
+    if method == "holm":
+        sure = c.p_adjusted <= 1 - float(_exact_level(c.level))
+        first, second = sure & (c.diff > 0), sure & (c.diff < 0)
+    else:
+        first, second = c.simultaneous_low > 0, c.simultaneous_high < 0
+    m = len(c.models)
+    above = np.zeros((m, m), dtype=bool)
+    above[c.a[first], c.b[first]] = True
+    above[c.b[second], c.a[second]] = True
+    return above
 
 
 def _tiers(above: np.ndarray, order: np.ndarray, labels: list) -> list[list]:
