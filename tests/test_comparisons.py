@@ -128,6 +128,31 @@ def test_the_bootstrap_interval_is_the_percentile_interval_of_redrawn_mean_diffe
         assert c.ci_low[i] <= c.diff[i] <= c.ci_high[i]
 
 
+def _rank_biserial(d):
+    from scipy.stats import rankdata
+
+    d = d[d != 0]
+    if d.size == 0:
+        return 0.0
+    ranks = rankdata(np.abs(d))
+    return (ranks[d > 0].sum() - ranks[d < 0].sum()) / ranks.sum()
+
+
+@pytest.mark.parametrize("test", ["sign", "wilcoxon"])
+def test_task_level_intervals_recompute_the_effect_on_every_redrawn_set_of_tasks(test):
+    rng = np.random.default_rng(8)
+    tasks = rng.integers(0, 6, size=(3, 9)).astype(float)  # ties and zero differences
+    n_boot, level = 300, 0.8
+    c = pairwise_comparisons(tasks, test=test, n_boot=n_boot, level=level, seed=6)
+    redraws = np.random.default_rng([6, 0]).integers(0, 9, size=(n_boot, 9))
+    k = int(np.ceil(n_boot * (1 - level) / 2 - 1e-9))
+    effect = (lambda d: np.sign(d).mean()) if test == "sign" else _rank_biserial
+    for i, (a, b) in enumerate(zip(c.a, c.b)):
+        assert c.diff[i] == pytest.approx(effect(tasks[a] - tasks[b]), abs=1e-12)
+        redrawn = np.sort([effect(tasks[a, r] - tasks[b, r]) for r in redraws])
+        assert (c.ci_low[i], c.ci_high[i]) == pytest.approx((redrawn[k - 1], redrawn[n_boot - k]), abs=1e-12)
+
+
 def test_the_max_t_intervals_are_the_bootstrap_quantile_of_the_largest_studentised_deviation():
     rng = np.random.default_rng(4)
     graded = rng.random((4, 30))
