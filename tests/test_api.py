@@ -213,6 +213,9 @@ CALLS = {
     "sensitivity.subset_agreement": dict(sizes=[1, 2], samples=5),
     "sensitivity.possible_winners": dict(eps=0.1),
     "intervals.rank_intervals": dict(n_boot=20),
+    "comparisons.paired_test": dict(pair=("m0", "m1"), n_boot=20),
+    "comparisons.pairwise_comparisons": dict(n_boot=20),
+    "comparisons.rank_sets": dict(n_boot=20),
     "audit.audit": dict(n_boot=20, time_limit=60, budget="quick"),  # the pair and the board agree; the budget is moot
     "missing.expected_ranks": {},
     "missing.partial_borda": {},

@@ -22,6 +22,8 @@ Measures and rules:
 * :mod:`benchvote.sensitivity`: cardinal and ordinal sensitivity, exact or relaxed, with certificates; possible winners;
 * :mod:`benchvote.intervals`: bootstrap intervals of the ranks over the tasks (or test instances), and the pairs they
   cannot separate;
+* :mod:`benchvote.comparisons`: paired tests between models (McNemar, permutation, sign, Wilcoxon), Holm-adjusted
+  comparisons of all pairs, simultaneous rank sets and tiers;
 * :mod:`benchvote.missing`: partial rankings, Borda with missing scores, pairwise confidence;
 * :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
 * :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
@@ -74,6 +76,7 @@ SUBMODULES = (
     "cache",
     "classics",
     "cli",
+    "comparisons",
     "concordance",
     "data",
     "domains",
