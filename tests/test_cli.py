@@ -423,7 +423,7 @@ def test_lower_is_better_is_the_same_as_negating(tmp_path):
     assert b["table"]["higher_is_better"][task] is False
 
 
-# --------------------------------------------------------------------------- reproducible files (issue 37)
+# --------------------------------------------------------------------------- reproducible files
 
 SPARSE = (
     "model,t1,t2,t3,t4,params\n"

@@ -298,7 +298,7 @@ def test_models_listed_apart_are_shown_with_a_dash_for_the_missing_cost():
     assert "Listed apart, with a missing cost: <bdi>model 2</bdi> (costs \u2013)." in report.to_html()
 
 
-# --------------------------------------------------------------------------- readable anywhere (issue 37)
+# --------------------------------------------------------------------------- readable anywhere
 
 #: Text slips a reader must never see in the report: a cut list ending in "....", a count of one in the plural,
 #: "(s)" plurals, Python syntax in a command-line report, the mean max rank change described as places.
@@ -408,7 +408,7 @@ def test_the_report_charts_shorten_names_by_the_books_rule(names, width):
     assert _charts.short_names(names, width) == dict(zip(names, short_labels(names, width)))
 
 
-def test_the_issues_example_is_shortened_alike_in_the_book_and_the_report():
+def test_a_long_hub_name_is_shortened_alike_in_the_book_and_the_report():
     from benchvote.audit import _charts
     from benchvote.plotting import short_labels
 

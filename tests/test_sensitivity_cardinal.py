@@ -141,3 +141,18 @@ class TestSearch:
     def test_bad_options_are_named(self):
         with pytest.raises(ValueError, match="polish_starts"):
             cardinal_sensitivity([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], method="search", polish_starts=-1)
+
+
+def test_the_coordinate_search_stops_at_its_budget_of_pair_steps():
+    """Issue 37: ``work_limit`` of ``method="search"`` counts line searches times ordered pairs (it was ignored)."""
+    rng = np.random.default_rng(8)
+    s = pd.DataFrame(rng.normal(size=(25, 12)))
+    search = bv.sensitivity.cardinal_sensitivity
+    free = search(s, eps=0.05, method="search")
+    assert not free.optimal  # the search does not end early on this table: the budget matters
+    one = search(s, eps=0.05, method="search", work_limit=1)  # a single line search
+    assert one.stopped == "work_limit" and one.n_flipped <= free.n_flipped
+    ample = search(s, eps=0.05, method="search", work_limit=10**15)
+    assert ample.n_flipped == free.n_flipped and np.array_equal(ample.weights, free.weights)
+    some = [search(s, eps=0.05, method="search", work_limit=w).n_flipped for w in (300 * 20, 300 * 200, 300 * 2000)]
+    assert some == sorted(some) and some[-1] <= free.n_flipped  # more work never finds less (the starts run in order)

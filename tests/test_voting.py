@@ -240,7 +240,7 @@ def test_votes_and_buffers_use_one_notion_of_a_tie():
             assert cyc.buffer >= 1.0 - 1e-9  # integer gaps only: the 1e-12 noise is a tie, not a vote
 
 
-# ---------------------------------------------------------------- issue 30: oracles of the kernels it replaced
+# ---------------------------------------------------------------- oracles of the kernels it replaced
 def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
     """Ranked Pairs before issue 30: lock each defeat unless a search of the locked graph finds a path back."""
     r = bv.rank(np.asarray(scores, dtype=float), higher_is_better, nan_policy="omit")
@@ -279,8 +279,8 @@ def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
     return out
 
 
-# ---------------------------------------------------------------- issue 30: cycles without an m x m x m array
-def _cycles_before_issue30(scores, higher_is_better=True, tol=1e-9):
+# ---------------------------------------------------------------- cycles without an m x m x m array
+def _cycles_by_tensor(scores, higher_is_better=True, tol=1e-9):
     """The implementation of ``condorcet_cycles`` before issue 30 (an m x m x m tensor), kept as the oracle."""
     from benchvote.voting import CondorcetCycle, _table
 
@@ -327,7 +327,7 @@ def test_cycles_match_the_tensor_implementation(seed):
         x[:, 0] = np.arange(m)  # every model keeps a score
     hib = list(rng.random(n) < 0.7)
     tol = 1.5 if seed % 5 == 0 else 1e-9
-    want = _cycles_before_issue30(x, hib, tol)
+    want = _cycles_by_tensor(x, hib, tol)
     assert condorcet_cycles(x, hib, tol=tol) == want
     assert count_condorcet_cycles(x, hib, tol=tol) == len(want)
     assert condorcet_cycles(x, hib, tol=tol, limit=5) == want[:5]
@@ -339,7 +339,7 @@ def test_cycles_on_a_one_factor_table_match_the_tensor_implementation():
     from benchvote.voting import count_condorcet_cycles
 
     s = _one_factor(250)
-    want = _cycles_before_issue30(s)
+    want = _cycles_by_tensor(s)
     assert len(want) > 500
     assert condorcet_cycles(s) == want
     assert condorcet_cycles(s, limit=37) == want[:37]
@@ -351,7 +351,7 @@ def test_cycles_limit_is_checked():
         condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]], limit=-1)
 
 
-# ---------------------------------------------------------------- issue 41: rankings at scale
+# ---------------------------------------------------------------- rankings at scale
 def _brute_cycle_count(beats):
     """Every unordered triple checked both ways round: O(m^3), the oracle of the closed form."""
     m = len(beats)
@@ -383,7 +383,7 @@ def test_cycle_count_matches_the_tensor_kernel_on_tables_with_ties(table, tol):
     from benchvote.voting import count_condorcet_cycles
 
     try:
-        want = len(_cycles_before_issue30(table, tol=tol))
+        want = len(_cycles_by_tensor(table, tol=tol))
     except ValueError:  # a model without any score: refused by both
         with pytest.raises(ValueError):
             count_condorcet_cycles(table, tol=tol)
@@ -399,7 +399,7 @@ def test_cycle_count_on_a_one_factor_table_with_many_tied_pairs():
     mat, direction, tol = _table(s, True, 1e-9)
     margins = _margins(mat.values, direction, tol)
     assert (margins == 0).sum() > 10 * len(margins)  # many tied pairs off the diagonal
-    assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_before_issue30(s))
+    assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_by_tensor(s))
 
 
 def test_majority_margins_are_kept_in_a_small_integer_type():
