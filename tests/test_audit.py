@@ -290,7 +290,7 @@ TWO_RUN_TABLES = ["llm_leaderboard"]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", TWO_RUN_TABLES)
 def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
-    """Issues 29 and 37: the same table, options and seed give byte-identical JSON in two processes.
+    """The same table, options and seed give byte-identical JSON in two processes.
 
     The table imitates a public LLM leaderboard (105 models, 23 tasks, many near-ties); the runs use
     different hash seeds, and every run's stdout must parse as JSON.

@@ -10,7 +10,7 @@ from benchvote.audit import audit
 
 
 def test_the_budget_level_sets_the_limits_and_is_named_in_the_report():
-    """Issue 37: the exact parts' work limits are a named level (``budget``), recorded in the report's settings."""
+    """The exact parts' work limits are a named level (``budget``), recorded in the report's settings."""
     s = one_factor_board(3, m=14, n=4)
     quick = audit(s, budget="quick", **QUICK)
     assert quick.settings["budget"] == "quick"

@@ -117,8 +117,11 @@ class TestBoxKernels:
             time.sleep(0.5)
 
         _boxes.ensure_compiled()  # the real kernels, loaded before the clock matters
-        monkeypatch.setattr(_boxes, "ensure_compiled", slow_compile)
         s = random_cardinal(5, n=3)
+        # the other compiled helpers of the search (the recount, the polish) too: alone in a fresh process with
+        # numba's cache cold, their first compilation took 30 s on a loaded machine and stopped the search
+        cardinal_sensitivity_exact(s, eps=0.05, method="boxes")
+        monkeypatch.setattr(_boxes, "ensure_compiled", slow_compile)
         r = cardinal_sensitivity_exact(s, eps=0.05, method="boxes", time_limit=0.4)
         assert r.optimal and r.n_flipped == brute_cardinal(s, 0.05)
         assert r.seconds < 0.4

@@ -144,7 +144,7 @@ class TestSearch:
 
 
 def test_the_coordinate_search_stops_at_its_budget_of_pair_steps():
-    """Issue 37: ``work_limit`` of ``method="search"`` counts line searches times ordered pairs (it was ignored)."""
+    """``work_limit`` of ``method="search"`` counts line searches times ordered pairs (it was ignored)."""
     rng = np.random.default_rng(8)
     s = pd.DataFrame(rng.normal(size=(25, 12)))
     search = bv.sensitivity.cardinal_sensitivity

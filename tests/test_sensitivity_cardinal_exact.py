@@ -196,10 +196,10 @@ class TestCardinalAgainstTheArrangement:
             assert arrangement_oracle(s, 0.05) == brute_cardinal(s, 0.05)
 
     def test_oracle_on_tied_integers_and_a_tiny_margin(self):
-        # defect 3: tied integer scores; the true maximum is 2
+        # tied integer scores; the true maximum is 2
         s = np.array([[4, 5, 3], [5, 0, 5], [2, 0, 4], [1, 1, 5], [5, 1, 1], [4, 4, 2]], dtype=float)
         assert arrangement_oracle(s, 0.5) == 2
-        # defect 2: weights [0.1, 1] reverse the first two models by about 1e-6
+        # weights [0.1, 1] reverse the first two models by about 1e-6
         s = np.array([[10 - 1e-5, 0], [0, 1], [-5, -5]])
         assert arrangement_oracle(s, 0.1) == 1
 
@@ -208,7 +208,7 @@ class TestCertificatesOnTiesAndSmallMargins:
     """Small margins count as the recount counts them; exact ties and near-constant tasks are no reversals."""
 
     def test_milp_counts_small_margins_like_the_recount(self):
-        # audit defect 2: the MILP demanded a margin of 1e-6 |d|_1 and "proved" 0 reversals
+        # the MILP demanded a margin of 1e-6 |d|_1 and "proved" 0 reversals
         s = np.array([[10 - 1e-5, 0], [0, 1], [-5, -5]])
         for method in ("milp", "boxes", "auto"):
             r = cardinal_sensitivity_exact(s, eps=0.1, method=method)
@@ -216,7 +216,7 @@ class TestCertificatesOnTiesAndSmallMargins:
         assert cardinal_sensitivity_exact(s, eps=0.1, method="milp").upper_bound >= 1 / 3
 
     def test_box_search_is_not_fooled_by_exact_ties(self):
-        # audit defect 3: float error counted an exact tie as a reversal and pruned the optimum
+        # float error counted an exact tie as a reversal and pruned the optimum
         s = np.array([[4, 5, 3], [5, 0, 5], [2, 0, 4], [1, 1, 5], [5, 1, 1], [4, 4, 2]], dtype=float)
         for method in ("auto", "boxes"):
             r = cardinal_sensitivity_exact(s, eps=0.5, method=method)
@@ -240,7 +240,7 @@ class TestCertificatesOnTiesAndSmallMargins:
         assert bv.rank(s.mean(axis=1))[0] == bv.rank(s.mean(axis=1))[1]  # the library ties A and B
 
     def test_constant_task_found_by_its_spread(self):
-        # audit defect 6: std of three copies of 55.55555555555556 is 7e-15, not 0
+        # std of three copies of 55.55555555555556 is 7e-15, not 0
         s = np.array([[55.55555555555556, 1.0], [55.55555555555556, 2.0], [55.55555555555556, 3.0]])
         with pytest.raises(ValueError, match="constant task"):
             default_eps(s)

@@ -113,7 +113,7 @@ class TestOrdinalDisjointCoverage:
     """Added models that share no task with each other: the exact solvers against exact enumeration."""
 
     def test_the_best_added_set_may_hold_models_that_share_no_task(self):
-        # audit defect 4: the best added set holds D and E, which share no task
+        # the best added set holds D and E, which share no task
         s = pd.DataFrame(
             [[2, 1, 0], [0, 2, 0], [1, 1, 2], [1, np.nan, np.nan], [np.nan, 1, 2]], index=list("ABCDE"), dtype=float
         )

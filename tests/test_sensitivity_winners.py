@@ -586,7 +586,7 @@ BOX_BUDGET = 200_000
 
 
 class TestDeterminism:
-    """Issue 29: the same input, options and seed give the same answer; no budget is a wall-clock time."""
+    """The same input, options and seed give the same answer; no budget is a wall-clock time."""
 
     @settings(max_examples=15, deadline=None, derandomize=True)
     @given(board=mixed_scale_tables(min_models=4, max_models=8), k=st.integers(1, 3), seed=st.integers(0, 3))

@@ -218,7 +218,7 @@ class TestKemeny:
 
 
 def test_cycle_buffer_ignores_abstaining_tasks():
-    # audit defect 7: task 3 ties B with A and C within the tie tolerance (5e-10); it abstains and must not
+    # task 3 ties B with A and C within the tie tolerance (5e-10); it abstains and must not
     # set the buffer of the cycle A > B > C > A, which tasks 0-2 carry with gaps of at least 1
     s = np.array([[3, 1, 2, 0], [2, 3, 1, 5e-10], [1, 2, 3, 0]], dtype=float)
     (cycle,) = condorcet_cycles(s)
