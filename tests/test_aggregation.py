@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import permutations_of, score_tables, strictly_increasing_transforms
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pref_voting.profiles import Profile
+from sensitivity_oracles import integer_tables_and_a_rescaled_task, same_tie_pattern
 
 import benchvote as bv
 from benchvote import borda, mean_score, mean_win_rate, pairwise_wins
@@ -366,3 +367,31 @@ def test_the_helm_default_tol_keeps_the_signature_and_the_other_conventions_keep
     assert np.allclose(mean_win_rate(near), mean_win_rate(near, tol=DEFAULT_TIE_TOLERANCE))
     with pytest.raises(ValueError, match="tol"):
         mean_win_rate(near, convention="helm", tol=-1.0)
+
+
+class TestRescaledTask:
+    """Rules that only read the order within each task cannot depend on a task's unit."""
+
+    @settings(max_examples=40, deadline=None, derandomize=True)
+    @given(integer_tables_and_a_rescaled_task())
+    def test_rank_based_rules_ignore_the_unit_of_a_task(self, case):
+        """Task ranks, both win-rate conventions, Borda, Copeland, majority margins, Ranked Pairs and Kemeny:
+        identical output when a task of integer scores (ties included) is multiplied by a factor."""
+        s, scaled, hib, task, factor = case
+        assert same_tie_pattern(s, scaled)
+        what = f"task {task} times {factor!r}; table={s.tolist()!r} hib={hib}"
+        rules = {
+            "task_ranks": bv.aggregation.task_ranks,
+            "mean_win_rate": bv.aggregation.mean_win_rate,
+            "mean_win_rate quantile": lambda x, h: bv.aggregation.mean_win_rate(x, h, convention="quantile"),
+            "borda": bv.aggregation.borda,
+            "copeland": bv.voting.copeland,
+            "margin_matrix": bv.voting.margin_matrix,
+            "ranked_pairs": bv.voting.ranked_pairs,
+        }
+        for name, rule in rules.items():
+            before, after = rule(s, hib), rule(scaled, hib)
+            assert np.array_equal(np.asarray(before), np.asarray(after)), f"{name}: {what}"
+        before, after = bv.voting.kemeny(s, hib), bv.voting.kemeny(scaled, hib)
+        assert np.array_equal(before.ranks, after.ranks), f"kemeny: {what}"
+        assert (before.disagreements, before.n_optimal) == (after.disagreements, after.n_optimal), f"kemeny: {what}"

@@ -10,56 +10,38 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from audit_support import (
+    FAST,
+    HOSTILE,
+    NAN,
+    QUICK,
+    RTL,
+    frame,
+    hostile_board,
+    instance_scores,
+    mixed_board,
+    normal_board,
+    normalised_oracle,
+    order,
+    section_html,
+)
 from chromium import offline_page
 from explorable_checks import CHECKS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from test_ranking import _front_oracle
+from markupsafe import escape
 
 import benchvote as bv
 from benchvote.audit import SECTIONS, AuditInputError, audit
 from benchvote.audit._charts import short_names
 from benchvote.data import load
 
-FAST = dict(n_boot=100, time_limit=60)
 SHOTS = Path(__file__).resolve().parents[1] / "_build" / "screenshots"
 
 
-def _board(seed: int = 0, m: int = 9, n: int = 5, missing: int = 0) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    s = pd.DataFrame(
-        rng.normal(size=(m, n)) + np.linspace(1, 0, m)[:, None],
-        index=[f"model {i}" for i in range(m)],
-        columns=[f"task {k}" for k in range(n)],
-    )
-    for i, k in zip(rng.choice(m, missing, replace=False), rng.integers(0, n, missing)):
-        s.iloc[i, k] = np.nan
-    return s
-
-
-def test_every_registered_section_states_its_cost_class():
-    for name, section in SECTIONS.items():
-        assert re.search(r"O\(|work budget", section.cost), (name, section.cost)
-
-
-def test_every_section_is_there_and_says_what_it_means():
-    a = audit(_board(missing=2), **FAST)
-    # units: only when columns are on different scales; pareto: only with declared costs
-    expected = set(SECTIONS) - {"instance_intervals", "units", "pareto", "groups"}
-    assert set(a.sections) == expected
-    for name, sec in a.sections.items():
-        assert sec["title"] == SECTIONS[name].title
-        assert sec["about"].count(". ") >= 1 and sec["chapter"] == SECTIONS[name].chapter
-        assert sec["cost"] == SECTIONS[name].cost  # the cost class, stated once where the section is registered
-        assert "seconds" not in sec  # timings live apart from the report (issue 37)
-    assert list(a.timings) == list(a.sections) and all(v >= 0 for v in a.timings.values())
-    assert "seconds" not in a.settings and "seconds" not in a.to_json()
-    json.loads(a.to_json())  # every number is JSON (nan as null)
-
-
 def test_missing_scores_leave_models_out_of_the_complete_sections_and_say_so():
-    s = _board(missing=2)
+    s = normal_board(missing=2)
     a = audit(s, **FAST)
     t = a.sections["table"]
     left = sorted(s.index[s.isna().any(axis=1)])
@@ -72,7 +54,7 @@ def test_missing_scores_leave_models_out_of_the_complete_sections_and_say_so():
 
 
 def test_sections_hold_the_library_numbers():
-    s = _board(seed=1)
+    s = normal_board(seed=1)
     a = audit(s, seed=2, primary="mean_win_rate", **FAST)
     r = a.sections["rankings"]
     for name, entry in bv.rules.RULES.items():
@@ -96,19 +78,8 @@ def test_sections_hold_the_library_numbers():
     assert a.sections["domains"]["majority_transitive"] == d.majority_transitive
 
 
-def test_kemeny_joins_the_rules_on_small_tables_and_distances_are_symmetric():
-    a = audit(_board(m=6), **FAST)
-    r = a.sections["rankings"]
-    assert "kemeny" in r["rules"]
-    names = list(r["kendall_distance"])
-    for x in names:
-        assert r["kendall_distance"][x][x] == 0
-        for y in names:
-            assert r["kendall_distance"][x][y] == r["kendall_distance"][y][x]
-
-
 def test_permuting_models_permutes_the_report():
-    s = _board(seed=3)
+    s = normal_board(seed=3)
     perm = np.random.default_rng(0).permutation(len(s))
     a, b = audit(s, **FAST), audit(s.iloc[perm], **FAST)
     for key in ("mean_score", "borda", "copeland", "helm_win_rate"):
@@ -119,49 +90,17 @@ def test_permuting_models_permutes_the_report():
     assert a.sections["cardinal_sensitivity"]["tau_distance"] == b.sections["cardinal_sensitivity"]["tau_distance"]
 
 
-def test_a_task_most_models_miss_is_left_out_when_that_keeps_more_cells():
-    s = _board(seed=6, m=10, n=5)
-    s.iloc[:7, 2] = np.nan  # seven of ten models lack task 2
-    a = audit(s, **FAST)
-    t = a.sections["table"]
-    assert t["left_out_tasks"] == ["task 2"] and t["left_out_models"] == []
-    assert a.sections["missing"]["ranking"]  # the whole table, task 2 included, is ranked there
-    s.iloc[0, 0] = np.nan  # one more hole: dropping task 2 keeps 9 x 4 = 36 cells, more than 3 x 5
-    t = audit(s, **FAST).sections["table"]
-    assert t["left_out_tasks"] == ["task 2"] and t["left_out_models"] == ["model 0"]
-
-
-def test_constant_and_duplicated_tasks_are_reported():
-    s = _board(seed=4)
-    s["flat"] = 1.0
-    s["copy"] = s["task 0"]
-    a = audit(s, **FAST)
-    t = a.sections["table"]
-    assert t["constant_tasks"] == ["flat"] and "flat" not in t["measured_tasks"]
-    assert ["copy", "task 0"] in t["duplicated_tasks"]  # in the order of the names, as every list of the report
-
-
-def test_an_undefined_measure_says_why_instead_of_stopping_the_audit():
-    s = _board(seed=5, m=5)
-    s.iloc[0] = s.max().to_numpy() + 1  # model 0 wins everything: Bradley-Terry has no finite ratings
-    a = audit(s, **FAST)
-    assert "undefined" in a.sections["rankings"]["rules"]["bradley_terry"]
-    assert "not strongly connected" in a.sections["rankings"]["rules"]["bradley_terry"]["undefined"]
-    with pytest.raises(ValueError, match="primary rule bradley_terry is undefined"):
-        audit(s, primary="bradley_terry", **FAST)
-
-
 def test_bad_input():
     with pytest.raises(ValueError, match="unknown primary rule"):
-        audit(_board(), primary="plurality")
+        audit(normal_board(), primary="plurality")
     with pytest.raises(TypeError, match="labelled table"):
         audit(np.eye(3))
-    s = _board(m=3, n=2, missing=0)
+    s = normal_board(m=3, n=2, missing=0)
     s.iloc[1:] = np.nan
     with pytest.raises(ValueError, match=r"only one model \(model 0\) has a score"):
         audit(s, **FAST)
     with pytest.raises(ValueError, match="top_k must be >= 2"):
-        audit(_board(), top_k=1)
+        audit(normal_board(), top_k=1)
 
 
 # --------------------------------------------------------------------------- the page, offline, in Chromium
@@ -252,81 +191,7 @@ def test_the_slider_in_the_report_computes_what_the_library_does(report_page):
     assert not errors
 
 
-def _flat_on_part() -> pd.DataFrame:
-    """Six models; ``flat`` is 0.5 for the five models scored on every task, 0.9 for the sixth (which misses t1)."""
-    s = _board(seed=4, m=6, n=4)
-    s["flat"] = 0.5
-    s.loc["model 5", "flat"] = 0.9
-    s.loc["model 5", "task 1"] = np.nan
-    return s
-
-
-def test_a_task_constant_on_the_complete_part_is_left_out_and_said_so():
-    s = _flat_on_part()
-    a = audit(s, **FAST)
-    t = a.sections["table"]
-    assert t["constant_tasks"] == []  # not constant on the whole table
-    assert [f["task"] for f in t["constant_in_part"]] == ["flat"]
-    assert t["constant_in_part"][0]["score"] == 0.5 and t["constant_in_part"][0]["n_models"] == 5
-    assert "same score" in t["constant_in_part"][0]["reason"]
-    assert "flat" not in t["measured_tasks"] and "flat" not in t["left_out_tasks"]
-    assert t["left_out_models"] == ["model 5"]
-    undefined = {name: sec["reason"] for name, sec in a.sections.items() if sec["status"] != "ok"}
-    assert not undefined, undefined
-    # the complete-part sections are those of the part without the flat task
-    part = s.loc[[m for m in s.index if m != "model 5"], ["task 0", "task 1", "task 2", "task 3"]]
-    ours, theirs = a.to_dict()["sections"], audit(part, **FAST).to_dict()["sections"]
-    for name in ("rankings", "possible_winners", "cardinal_sensitivity", "spectrum", "diversity"):
-        assert ours[name] == theirs[name], name
-    assert set(a.sections["missing"]["ranking"]) == set(s.index)  # the whole table, flat task included
-    page = a.to_html()
-    assert "constant on the complete part" in page
-    assert 'data-json="table.constant_in_part.0.score">0.5<' in page
-
-
-# --------------------------------------------------------------------------- every registered section, in order
-
-
-def test_one_audit_can_hold_every_registered_section_in_the_registry_order():
-    rng = np.random.default_rng(8)
-    rows = [
-        (f"m{i}", f"t{k}", q, float(rng.random() < 0.2 + 0.08 * i + 0.05 * k))
-        for i in range(6)
-        for k in range(3)
-        for q in range(30)
-    ]
-    long = pd.DataFrame(rows, columns=["model", "task", "instance", "score"])
-    scores, _ = bv.intervals.instance_table(long)
-    scores.loc["m0", "t0"] = np.nan  # the missing section
-    scores["params_M"] = [1.0, 3.0, 7.0, 13.0, 34.0, 70.0]  # the pareto section
-    calls: list[str] = []
-    a = audit(scores, instances=long, costs=["params_M"], normalize="zscore", progress=calls.append, **FAST)
-    assert [c.name for c in calls] == [n for n in SECTIONS if n != "groups"] == list(a.sections)
-    assert {c.total for c in calls} == {len(calls)} and [c.index for c in calls] == list(
-        range(len(calls))
-    )  # units: the normalisation is stated
-    page = a.to_html()
-    assert re.findall(r'<section id="([^"]+)" data-section', page) == [n for n in SECTIONS if n != "groups"]
-
-
 # --------------------------------------------------------------------------- normalize
-
-
-def _mixed(seed: int = 11) -> tuple[pd.DataFrame, list[bool]]:
-    """Seven models, four tasks on different scales; task 2 is lower-is-better."""
-    s = _board(seed=seed, m=7, n=4)
-    s["task 1"] *= 1000.0
-    s["task 2"] = 50.0 - 3.0 * s["task 2"]
-    return s, [True, True, False, True]
-
-
-def _expected(s: pd.DataFrame, method: str) -> pd.DataFrame:
-    """The normalised table, written out here from the definitions (each task keeps its direction)."""
-    if method == "zscore":
-        return (s - s.mean()) / s.std(ddof=0)
-    if method == "minmax":
-        return (s - s.min()) / (s.max() - s.min())
-    return s.rank(method="average")  # ascending midranks: the largest score gets the largest rank
 
 
 ORDINAL = ("diversity", "intervals", "ordinal_sensitivity", "domains", "spectrum", "table")
@@ -334,7 +199,7 @@ ORDINAL = ("diversity", "intervals", "ordinal_sensitivity", "domains", "spectrum
 
 @pytest.mark.parametrize("method", ["zscore", "minmax", "rank"])
 def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_parts(method):
-    s, hib = _mixed()
+    s, hib = mixed_board()
     raw, a = (
         audit(s, hib, primary="mean_win_rate", **FAST),
         audit(s, hib, primary="mean_win_rate", normalize=method, **FAST),
@@ -347,7 +212,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
         assert ours["rankings"]["rules"][rule] == theirs["rankings"]["rules"][rule], rule
     assert ours["rankings"]["ranking"] == theirs["rankings"]["ranking"]  # the primary rule is ordinal
     # the cardinal parts read the normalised table
-    table = _expected(s, method)
+    table = normalised_oracle(s, method)
     mean = a.sections["rankings"]["rules"]["mean_score"]
     assert mean["label"] == f"Mean score ({method})"
     assert list(mean["scores"].values()) == pytest.approx(bv.mean_score(table, hib).tolist())
@@ -366,7 +231,7 @@ def test_normalize_changes_the_cardinal_parts_as_defined_and_leaves_the_ordinal_
 
 @pytest.mark.parametrize("method", ["none", "zscore", "minmax", "rank"])
 def test_a_lower_is_better_task_keeps_its_direction_after_normalising(method):
-    s, hib = _mixed(seed=12)
+    s, hib = mixed_board(seed=12)
     flipped = s.copy()
     flipped["task 2"] = -flipped["task 2"]  # the same task, now higher-is-better
     a, b = audit(s, hib, normalize=method, **FAST), audit(flipped, normalize=method, **FAST)
@@ -410,82 +275,10 @@ def test_a_zscore_audit_does_not_see_the_units_of_a_task():
 
 def test_an_unknown_normalisation_is_an_input_error():
     with pytest.raises(AuditInputError, match="unknown normalize 'log'; choose one of none, zscore, minmax, rank"):
-        audit(_board(), normalize="log")
+        audit(normal_board(), normalize="log")
 
 
-# --------------------------------------------------------------------------- costs and the quality-cost front
-
-
-def _sizes() -> pd.DataFrame:
-    """The issue's table: with params_M as a lower-is-better task, the smallest model wins the mean score."""
-    return pd.DataFrame(
-        {
-            "acc": [0.30, 0.50, 0.65, 0.80, 0.60, 0.45],
-            "f1": [0.25, 0.45, 0.60, 0.78, 0.55, 0.40],
-            "mmlu": [0.28, 0.48, 0.62, 0.79, 0.58, 0.47],
-            "params_M": [1.5, 7.0, 13.0, 70.0, 70.0, 13.0],
-        },
-        index=["tiny", "small", "medium", "large", "bloated", "also-ran"],
-    )
-
-
-def test_costs_leave_every_aggregation_and_give_the_front():
-    s = _sizes()
-    hib = [True, True, True, False]
-    raw = audit(s, hib, **FAST)
-    assert raw.sections["rankings"]["rules"]["mean_score"]["ranks"]["tiny"] == 1.0
-    assert "params_M" in raw.sections["spectrum"]["pc1_loadings"]
-    a = audit(s, hib, costs=["params_M"], **FAST)
-    alone = audit(s.drop(columns="params_M"), **FAST)  # what the quality tasks say without the cost column
-    ours, theirs = a.to_dict()["sections"], alone.to_dict()["sections"]
-    for name in ("rankings", "diversity", "intervals", "possible_winners", "cardinal_sensitivity", "spectrum"):
-        assert ours[name] == theirs[name], name
-    assert a.sections["table"]["cost_columns"] == ["params_M"] == a.settings["costs"]
-    assert "params_M" not in a.sections["table"]["measured_tasks"]
-    assert a.sections["rankings"]["rules"]["mean_score"]["ranks"]["large"] == 1.0
-    p = a.sections["pareto"]
-    assert [e["model"] for e in p["front"]] == ["large", "medium", "small", "tiny"]
-    assert [e["model"] for e in p["dominated"]] == ["bloated", "also-ran"]
-    quality = a.sections["rankings"]["rules"]["mean_score"]["scores"]
-    assert all(e["quality"] == quality[e["model"]] for e in p["front"] + p["dominated"])
-    assert [e["costs"] for e in p["front"]] == [[70.0], [13.0], [7.0], [1.5]]
-    oracle = _front_oracle(np.array([quality[m] for m in s.index]), s[["params_M"]].to_numpy())
-    assert {e["model"] for e in p["front"]} == set(s.index[oracle])
-    assert p["quality_rule"] == "mean_score" and p["costs"] == ["params_M"]
-    # a cost is lower-is-better whatever direction it was given
-    again = audit(s, [True, True, True, True], costs="params_M", **FAST).sections["pareto"]
-    assert again == p
-
-
-def test_models_with_a_missing_cost_or_quality_are_listed_apart():
-    s = _sizes()
-    s["gflops"] = [2.0, 9.0, 20.0, 100.0, 80.0, 25.0]
-    s.loc["small", "params_M"] = np.nan
-    s.loc["bloated", "acc"] = np.nan  # left out of the complete part: no quality score
-    p = audit(s, costs=["params_M", "gflops"], **FAST).sections["pareto"]
-    assert [e["model"] for e in p["missing_cost"]] == ["small"] and p["missing_cost"][0]["costs"] == [None, 9.0]
-    assert [e["model"] for e in p["no_quality"]] == ["bloated"] and p["no_quality"][0]["quality"] is None
-    assert [e["model"] for e in p["front"]] == ["large", "medium", "tiny"] and p["n_compared"] == 4
-    assert [e["model"] for e in p["dominated"]] == ["also-ran"]
-
-
-def test_bad_costs_are_input_errors():
-    with pytest.raises(AuditInputError, match=r"costs name unknown column: gflops \(columns: acc, f1"):
-        audit(_sizes(), costs=["params_M", "gflops"])
-    with pytest.raises(AuditInputError, match="needs two tasks besides the cost column"):
-        audit(_sizes(), costs=["params_M", "acc", "f1"])
-
-
-def test_a_mean_score_primary_ranks_every_redraw_on_the_normalised_table():
-    s, hib = _mixed(seed=14)
-    a = audit(s, hib, primary="mean_score", normalize="rank", **FAST)
-    table = _expected(s, "rank")
-    iv = bv.intervals.rank_intervals(table, hib, rule=bv.mean_score, n_boot=100)
-    assert a.sections["intervals"]["lower"] == {k: float(v) for k, v in iv.lower.items()}
-    assert a.sections["intervals"]["upper"] == {k: float(v) for k, v in iv.upper.items()}
-    assert a.sections["rankings"]["ranking"] == list(s.index[np.argsort(bv.rank(bv.mean_score(table, hib)))])
-    raw = audit(s, hib, primary="mean_score", **FAST)
-    assert raw.sections["rankings"]["ranking"] != a.sections["rankings"]["ranking"]
+# --------------------------------------------------------------------------- two runs, the same files
 
 
 #: tests/test_corpus.py runs every table of the corpus of real leaderboards twice (mixed units, missing cells,
@@ -497,7 +290,7 @@ TWO_RUN_TABLES = ["llm_leaderboard"]
 @pytest.mark.slow
 @pytest.mark.parametrize("name", TWO_RUN_TABLES)
 def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
-    """Issues 29 and 37: the same table, options and seed give byte-identical JSON in two processes.
+    """The same table, options and seed give byte-identical JSON in two processes.
 
     The table imitates a public LLM leaderboard (105 models, 23 tasks, many near-ties); the runs use
     different hash seeds, and every run's stdout must parse as JSON.
@@ -531,39 +324,11 @@ def test_two_runs_on_a_realistic_table_give_the_same_json(name, tmp_path):
         assert section.get("stopped", "") != "time_limit", f"{key} hit the safety cap: its numbers depend on speed"
 
 
-# --------------------------------------------------------------------------- the registry, the verdict, coverage
-
-
-def test_every_model_is_ranked_with_its_coverage_and_low_coverage_is_flagged():
-    s = _board(seed=4, m=8, n=6)
-    s.iloc[0, 1:] = np.nan  # model 0 is scored on one task of six
-    s.iloc[3, 2] = np.nan
-    a = audit(s, **FAST)
-    st = a.sections["standings"]
-    assert sorted(st["ranking"]) == sorted(s.index)  # nobody is dropped
-    assert st["coverage"] == pytest.approx({m: s.loc[m].notna().mean() for m in s.index})
-    assert st["low_coverage"] == ["model 0"]
-    oracle = bv.mean_win_rate(s)  # the strict mean win rate on shared tasks, called directly
-    assert st["scores"] == pytest.approx({m: float(v) for m, v in oracle.items()})
-    ranks = bv.rank(oracle.to_numpy())
-    assert [st["ranks"][m] for m in st["ranking"]] == sorted(ranks.tolist())
-    assert st["in_complete_part"]["model 3"] is False and st["in_complete_part"]["model 1"] is True
-
-
-def test_a_low_coverage_leader_is_named_in_the_verdict():
-    s = _board(seed=5, m=6, n=6)
-    s.iloc[5, :] = np.nan
-    s.iloc[5, 0] = 100.0  # the last model, scored on one task where it beats everyone
-    s.iloc[4, 1] = np.nan
-    a = audit(s, **FAST)
-    first = a.sections["standings"]["ranking"][0]
-    assert first == "model 5"
-    line = next(v["text"] for v in a.verdict if v["section"] == "standings")
-    assert "low coverage" in line and "1 of 6" in line and "model 5" in line
+# --------------------------------------------------------------------------- the verdict, import cycles, coverage
 
 
 def test_the_verdict_opens_the_page_and_links_its_sections():
-    a = audit(_board(missing=2), **FAST)
+    a = audit(normal_board(missing=2), **FAST)
     assert 3 <= len(a.verdict) <= bv.audit.VERDICT_SENTENCES
     page = a.to_html()
     head = page.index('id="verdict"')
@@ -571,60 +336,6 @@ def test_the_verdict_opens_the_page_and_links_its_sections():
     for v in a.verdict:
         assert f'href="#{v["section"]}"' in page and v["section"] in a.sections
     assert bv.audit.summary(a.to_dict()).count("\n- ") == len(a.verdict)
-
-
-def test_a_section_is_one_registry_entry(monkeypatch):
-    """Adding a section is one module that registers a Section: the audit runs it, the page shows it."""
-    from typing import TypedDict
-
-    from benchvote.audit import _registry
-
-    class Result(TypedDict):
-        best_task: str
-
-    def compute(ctx, done):
-        return bv.audit.Output({"best_task": str(ctx.work.std().idxmax())})
-
-    extra = bv.audit.Section(
-        name="widest",
-        title="The widest task",
-        chapter="tradeoff",
-        about="The task with the largest spread. It weighs most in the mean score.",
-        order=999,
-        result=Result,
-        compute=compute,
-        render=lambda view: view.html("<p>Widest: {{ ui.name(s.best_task) }}.</p>"),
-        verdict=lambda s, done: [bv.audit.Sentence("widest", f"The widest task is {s['best_task']}.")],
-    )
-    monkeypatch.setitem(_registry._REGISTRY, "widest", extra)
-    s = _board()
-    a = audit(s, **FAST)
-    assert a.sections["widest"]["best_task"] == str(s.std().idxmax())
-    assert list(a.sections)[-1] == "widest" and a.verdict[-1]["section"] == "widest"
-    assert '<section id="widest"' in a.to_html()
-
-
-def test_every_section_returns_exactly_its_typed_fields():
-    from typing import get_type_hints
-
-    s = _board(missing=2)
-    s["params_M"] = np.linspace(1, 100, len(s))
-    long = pd.DataFrame(
-        [
-            (m, t, q, float(v > 0))
-            for m in s.index
-            for t in s.columns[:5]
-            for q, v in enumerate(np.random.default_rng(1).normal(size=8))
-        ],
-        columns=["model", "task", "instance", "score"],
-    )
-    groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
-    a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
-    head = {"title", "about", "chapter", "cost", "status"}
-    for name, section in SECTIONS.items():
-        assert name in a.sections, name
-        assert a.sections[name]["status"] == "ok", (name, a.sections[name].get("reason"))
-        assert set(a.sections[name]) - head == set(get_type_hints(section.result)), name
 
 
 def test_no_import_cycle_in_the_library():
@@ -659,87 +370,11 @@ def test_no_import_cycle_in_the_library():
             visit(m, [m])
 
 
-@pytest.mark.parametrize("n_names", [5, 60, 500])
-def test_short_names_stay_distinct_and_charts_do_not_overlap_their_labels(n_names):
-    from benchvote.audit import _charts
-
-    rng = np.random.default_rng(n_names)
-    names = [
-        f"organisation-{k % 7}/very-long-model-name-{k // 7}-instruct-{rng.integers(1000)}" for k in range(n_names)
-    ]
-    short = _charts.short_names(names, 24)
-    assert len(set(short.values())) == len(names)
-    bars = _charts.hbars(list(rng.normal(size=min(n_names, 60))), names[:60], "t", "d", "weight", signed=True)
-    assert not _charts.overlapping(bars.labels) and not _charts.overlapping(bars.ticks, font=10)
-    assert len({lab.text for lab in bars.labels}) == len(bars.labels)
-    order = names
-    ranks = {m: k + 1.0 for k, m in enumerate(order)}
-    iv = _charts.intervals(
-        order, {m: max(1.0, r - 3) for m, r in ranks.items()}, {m: r + 3 for m, r in ranks.items()}, ranks, 0.95
-    )
-    assert iv.shown == min(40, n_names) and iv.total == n_names
-    assert not _charts.overlapping(iv.labels) and not _charts.overlapping(iv.ticks, font=10)
-    k = min(n_names, 60)
-    heat = _charts.heatmap(np.eye(k), names[:k], "t", "d")
-    assert not _charts.overlapping(heat.row_labels, font=10) and not _charts.overlapping(heat.col_labels, font=9)
-
-
 # --------------------------------------------------------------------------- nothing can crash the audit
-
-NAN = np.nan
-
-
-def _frame(columns: dict, models: str) -> pd.DataFrame:
-    return pd.DataFrame(columns, index=list(models), dtype=float)
-
-
-def _strict_among_comparable(s: pd.DataFrame) -> dict:
-    """Oracle: per model, wins over the models it shares a task with, over (1 + their number); by brute force."""
-    out = {}
-    for a in s.index:
-        total, met = 0.0, 0
-        for b in s.index:
-            shared = [t for t in s.columns if b != a and not np.isnan(s.loc[a, t]) and not np.isnan(s.loc[b, t])]
-            if shared:
-                met += 1
-                total += sum(s.loc[a, t] > s.loc[b, t] for t in shared) / len(shared)
-        out[a] = total / (met + 1) if met else None
-    return out
-
-
-def test_pairs_of_models_that_share_no_task_are_counted_and_not_compared():
-    s = _frame(
-        {"t1": [1, 2, NAN, NAN, 5], "t2": [3, 1, NAN, NAN, 2], "t3": [NAN, NAN, 1, 2, 4], "t4": [NAN, NAN, 5, 3, 1]},
-        "ABCDE",
-    )
-    a = audit(s, **FAST)
-    st = a.sections["standings"]
-    assert st["status"] == "ok" and not a.errors
-    assert st["incomparable_pairs"] == 4 and st["n_pairs"] == 10  # A, B against C, D
-    assert sorted(map(sorted, st["incomparable_examples"])) == [["A", "C"], ["A", "D"], ["B", "C"], ["B", "D"]]
-    oracle = _strict_among_comparable(s)
-    assert st["scores"] == pytest.approx(oracle)
-    assert "share no scored task" in a.to_html()
-
-
-def test_on_a_table_where_every_pair_shares_a_task_the_standings_are_the_strict_mean_win_rate():
-    s = _board(seed=3, m=7, n=4, missing=5)
-    st = audit(s, **FAST).sections["standings"]
-    assert st["incomparable_pairs"] == 0 and "not a comparison" not in st["definition"]
-    expected = bv.mean_win_rate(s, tol=bv.DEFAULT_TIE_TOLERANCE)
-    assert st["scores"] == {m: float(v) for m, v in expected.items()}  # bit for bit
-
-
-def test_a_model_scored_only_where_no_other_model_is_is_listed_not_ranked():
-    s = _frame({"t1": [1, 2, 3, NAN], "t2": [3, 1, 2, NAN], "t3": [NAN, NAN, NAN, 4]}, "ABCD")
-    a = audit(s, **FAST)
-    st = a.sections["standings"]
-    assert st["unscored"] == ["D"] and "D" not in st["ranking"] and not a.errors
-    assert a.sections["table"]["constant_tasks"] == ["t3"]
 
 
 def test_a_model_with_no_score_is_listed_and_left_out_of_every_measure():
-    s = _frame({"t1": [1, 2, 3, NAN], "t2": [3, 1, 2, NAN], "t3": [2, 3, 1, NAN]}, "ABCD")
+    s = frame({"t1": [1, 2, 3, NAN], "t2": [3, 1, 2, NAN], "t3": [2, 3, 1, NAN]}, "ABCD")
     a = audit(s, **FAST)
     assert a.sections["table"]["unscored_models"] == ["D"]
     assert a.sections["standings"]["unscored"] == ["D"] and "D" not in a.sections["standings"]["ranking"]
@@ -748,30 +383,8 @@ def test_a_model_with_no_score_is_listed_and_left_out_of_every_measure():
     assert "no score on a task that orders the models" in a.to_html()
 
 
-def test_an_empty_task_is_listed_and_left_out():
-    s = _board(seed=2, m=5, n=3)
-    s["never run"] = NAN
-    a = audit(s, **FAST)
-    assert a.sections["table"]["empty_tasks"] == ["never run"]
-    assert "never run" not in a.sections["rankings"]["tasks"] and not a.errors
-
-
-def test_the_audit_and_the_library_call_the_same_tasks_constant():
-    """One rule: the audit's constant tasks are ``_validation.constant_tasks``; a task with no score is empty."""
-    from benchvote._validation import constant_tasks
-
-    s = _board(seed=2, m=5, n=3)
-    s["never run"] = NAN
-    s["flat"] = 1.0
-    s["one score"] = [2.0, NAN, NAN, NAN, NAN]
-    t = audit(s, **FAST).sections["table"]
-    library = sorted(s.columns[constant_tasks(s.to_numpy(dtype=float), 1e-9)])
-    assert t["constant_tasks"] == library == ["flat", "one score"]
-    assert t["empty_tasks"] == ["never run"]
-
-
 def test_a_table_without_a_complete_part_is_audited_as_far_as_the_data_allow():
-    s = _frame({"t1": [1, 2, NAN], "t2": [NAN, 1, 2], "t3": [3, NAN, 1]}, "ABC")  # no two models share two tasks
+    s = frame({"t1": [1, 2, NAN], "t2": [NAN, 1, 2], "t3": [3, NAN, 1]}, "ABC")  # no two models share two tasks
     a = audit(s, **FAST)
     assert a.sections["standings"]["status"] == "ok" and a.sections["table"]["status"] == "ok"
     for name in ("rankings", "intervals", "possible_winners", "cardinal_sensitivity", "domains", "correlation"):
@@ -786,21 +399,11 @@ def test_a_table_without_a_complete_part_is_audited_as_far_as_the_data_allow():
     assert all(v["section"] in ("standings", "missing", "table") for v in a.verdict)
 
 
-def test_the_domains_of_a_complete_part_of_two_models_are_not_applicable_and_say_why():
-    two = _frame({"t1": [1, 2], "t2": [3, 1], "t3": [2, 3]}, "AB")
-    part_of_two = _frame({"t1": [1, 2, 3, 4], "t2": [3, 1, NAN, NAN], "t3": [2, 3, 1, NAN]}, "ABCD")
-    for s in (two, part_of_two):
-        a = audit(s, **FAST)
-        assert a.sections["domains"]["status"] == "not_applicable"
-        assert "three or more" in a.sections["domains"]["reason"]
-        assert not a.errors, a.errors
-
-
 def test_scores_too_large_to_add_up_are_refused_naming_the_task():
-    s = _frame({"t1": [1.7e308, 1.6e308, 1.5e308], "t2": [1.7e308, 1.79e308, 1.0], "t3": [2, 3, 1]}, "ABC")
+    s = frame({"t1": [1.7e308, 1.6e308, 1.5e308], "t2": [1.7e308, 1.79e308, 1.0], "t3": [2, 3, 1]}, "ABC")
     with pytest.raises(AuditInputError, match=r"tasks t1, t2 have scores beyond .* rescale them"):
         audit(s, **FAST)
-    spread = _frame({"t1": [1e308, -1e308, 0.5e308], "t2": [3, 1, 2], "t3": [2, 3, 1]}, "ABC")
+    spread = frame({"t1": [1e308, -1e308, 0.5e308], "t2": [3, 1, 2], "t3": [2, 3, 1]}, "ABC")
     with pytest.raises(AuditInputError, match=r"task t1 has scores beyond"):
         audit(spread, **FAST)
 
@@ -808,7 +411,7 @@ def test_scores_too_large_to_add_up_are_refused_naming_the_task():
 def test_scores_just_under_the_bound_are_audited_without_overflow():
     from benchvote.audit._prepare import MAGNITUDE_SHARE
 
-    s = _board(seed=9, m=6, n=4)
+    s = normal_board(seed=9, m=6, n=4)
     s["huge"] = np.linspace(-1.0, 1.0, 6) * MAGNITUDE_SHARE * np.finfo(float).max / 6  # at the bound
     s.iloc[0, 0] = np.nan
     for normalize in ("none", "zscore", "minmax"):
@@ -820,71 +423,21 @@ def test_scores_just_under_the_bound_are_audited_without_overflow():
 
 
 def test_the_refusals_name_what_is_wrong():
-    flat = _frame({"t1": [1, 1, 1], "t2": [2, 2, 2]}, "ABC")
+    flat = frame({"t1": [1, 1, 1], "t2": [2, 2, 2]}, "ABC")
     with pytest.raises(AuditInputError, match="every model scored has the same score on t1, t2"):
         audit(flat, **FAST)
-    one = _frame({"t1": [1, NAN, NAN], "t2": [NAN, 2, NAN]}, "ABC")
+    one = frame({"t1": [1, NAN, NAN], "t2": [NAN, 2, NAN]}, "ABC")
     with pytest.raises(AuditInputError, match="only one model has a score on t1, t2"):
         audit(one, **FAST)
 
 
 def test_a_task_constant_on_the_table_is_named_when_it_leaves_one_task():
     # the old refusal read "task(s)  give all of them the same score": it named no task
-    s = _frame({"t1": [1, 2, 3], "flat": [5, 5, 5]}, "ABC")
+    s = frame({"t1": [1, 2, 3], "flat": [5, 5, 5]}, "ABC")
     a = audit(s, **FAST)
     reason = a.sections["rankings"]["reason"]
     assert "only task t1 orders the models" in reason and "same score on flat" in reason
     assert a.sections["standings"]["ranking"] == ["C", "B", "A"] and not a.errors
-
-
-def _broken(monkeypatch, name: str, part: str = "compute") -> None:
-    import dataclasses
-
-    from benchvote.audit import _registry
-
-    def boom(*args, **kwargs):
-        raise ZeroDivisionError("planted failure")
-
-    monkeypatch.setitem(_registry._REGISTRY, name, dataclasses.replace(_registry._REGISTRY[name], **{part: boom}))
-
-
-def test_a_section_that_fails_is_reported_in_its_place_and_every_other_section_stands(monkeypatch):
-    s = _board(seed=1, missing=1)
-    whole = audit(s, **FAST).to_dict()["sections"]
-    _broken(monkeypatch, "correlation")
-    a = audit(s, **FAST)
-    assert a.failed == ["correlation"] and isinstance(a.errors["correlation"], ZeroDivisionError)
-    bad = a.sections["correlation"]
-    assert bad["status"] == "error" and "ZeroDivisionError: planted failure" in bad["error"]
-    assert "the correlation section failed" in bad["reason"] and "Traceback" not in bad["reason"]
-    ours = a.to_dict()["sections"]
-    for name in whole:
-        if name != "correlation":
-            assert ours[name] == whole[name], name
-    page = a.to_html()
-    assert "This section failed" in page and "planted failure" in page
-    assert page.count(" data-section=") == len(whole)
-
-
-def test_the_sections_that_build_on_a_failed_section_say_so(monkeypatch):
-    _broken(monkeypatch, "rankings")
-    a = audit(_board(seed=1), **FAST)
-    assert a.failed == ["rankings"]
-    for name, sec in SECTIONS.items():
-        if "rankings" in sec.needs and name in a.sections:
-            assert a.sections[name]["status"] == "not_applicable", name
-            assert "Rankings under several rules" in a.sections[name]["reason"], name
-    assert a.sections["spectrum"]["status"] == "ok"
-    assert all(v["section"] != "rankings" for v in a.verdict)
-
-
-def test_a_section_whose_page_fails_is_reported_in_the_page_and_in_the_json_written_after(monkeypatch):
-    _broken(monkeypatch, "spectrum", "render")
-    a = audit(_board(seed=1), **FAST)
-    assert not a.failed
-    page = a.to_html()
-    assert a.failed == ["spectrum"] and "This section failed" in page
-    assert json.loads(a.to_json())["sections"]["spectrum"]["status"] == "error"
 
 
 @st.composite
@@ -974,3 +527,76 @@ def test_an_audit_of_thousands_of_tasks_ends_with_every_section_decided_and_repo
     assert report["sections"]["correlation"]["summarised"] and report["sections"]["correlation"]["matrix"] is None
     assert out.stat().st_size < 6_000_000 and page.stat().st_size < 10_000_000
     assert "tasks left out" in page.read_text()  # what the page leaves out, it counts
+
+
+# --------------------------------------------------------------------------- every section's fields and names
+
+#: Sections that describe the table.
+DESCRIPTIVE_SECTIONS = (
+    "pareto",
+    "diversity",
+    "correlation",
+    "intervals",
+    "instance_intervals",
+    "missing",
+    "domains",
+    "spectrum",
+)
+
+
+def test_the_sections_hold_exactly_their_typed_fields_and_escape_every_name():
+    scores, long = instance_scores([HOSTILE, RTL, "m2", "m3", "m4", "m5"])
+    scores.loc["m2", "t0"] = np.nan
+    scores["flat"] = 0.5
+    scores["params_M"] = [1.0, 3.0, 7.0, 13.0, 34.0, 70.0]
+    a = audit(scores, instances=long, costs=["params_M"], **FAST)
+    page = a.to_html()
+    for name in DESCRIPTIVE_SECTIONS:
+        sec = a.sections[name]
+        assert sec["status"] == "ok", (name, sec.get("reason"))
+        typed = set(SECTIONS[name].result.__annotations__)
+        assert set(sec) - {"title", "about", "chapter", "cost", "status"} == typed, name
+        part = section_html(page, name)
+        assert f"Cost (m models, n tasks): {escape(SECTIONS[name].cost)}." in part, name
+        assert HOSTILE not in part and "<b>&" not in part, name
+        assert all(c.startswith("Figure:") for c in re.findall(r"<figcaption>(.*?)</figcaption>", part, re.S)), name
+    assert [e["model"] for e in a.sections["pareto"]["no_quality"]] == ["m2"]
+
+
+#: Sections that test the robustness of the leader.
+DECISION_SECTIONS = ("head_to_head", "possible_winners", "cardinal_sensitivity", "ordinal_sensitivity", "groups")
+
+
+def test_fields_are_the_typed_results_and_the_page_escapes_names():
+    s = hostile_board()
+    groups = {"<i>t</i>": "g<1>", "task 1": "g<1>", "task 2": "g2", "task 3": "g2", "task 4": "g2"}
+    a = audit(s, groups=groups, **QUICK)
+    for name in DECISION_SECTIONS:
+        fields = {k for k in a.sections[name] if k not in ("title", "about", "chapter", "cost", "status")}
+        assert fields == set(SECTIONS[name].result.__annotations__), name
+    json.loads(a.to_json())
+    page = a.to_html()
+    assert "<b>&" not in page and "<i>t</i>" not in page and "g<1>" not in page
+    for name in DECISION_SECTIONS:
+        body = re.search(f'<section id="{name}".*?</section>', page, re.S)
+        assert body, name
+    # the numbers the page states are the JSON's
+    data = a.to_dict()["sections"]
+    pattern = r'data-json="((?:possible_winners|cardinal_sensitivity|ordinal_sensitivity)\.[a-z_]+)">([^<]*)<'
+    for key, shown in re.findall(pattern, page):
+        name, field = key.split(".")
+        value = data[name][field]
+        if isinstance(value, float) and shown != "\u2013":
+            assert float(shown) == pytest.approx(value, abs=0.0006, rel=1e-3), key
+
+
+def test_helm_lite_runs_the_head_to_head_the_winners_and_both_sensitivities():
+    from benchvote.data import load
+
+    board = load("HELM-lite")
+    a = audit(board, **QUICK)
+    for name in DECISION_SECTIONS[:4]:
+        assert a.sections[name]["status"] == "ok", (name, a.sections[name].get("reason"))
+    pw = a.sections["possible_winners"]
+    assert pw["possible"] and pw["possible"] == [m for m in order(a) if m in set(pw["possible"])]
+    assert a.to_html().count("<section id=") >= 4

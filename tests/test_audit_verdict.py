@@ -12,25 +12,12 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from audit_support import VERDICT_FAST, first_sentence, verdict_board, without_timings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import benchvote as bv
 from benchvote.audit import audit
-
-FAST = dict(n_boot=30, time_limit=60)
-
-
-def board(seed=0, m=7, n=5):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        rng.random((m, n)), index=[f"model {i}" for i in range(m)], columns=[f"task {k}" for k in range(n)]
-    )
-
-
-def first_sentence(report):
-    return report.verdict[0]["text"]
-
 
 # --------------------------------------------------------------------------- the primary rule leads
 
@@ -39,7 +26,7 @@ def test_the_verdict_opens_with_the_mean_score_leader_and_names_the_rules_that_d
     s = pd.DataFrame(
         {"t1": [0.9, 0.6, 0.5], "t2": [0.1, 0.6, 0.5], "t3": [0.9, 0.55, 0.6]}, index=["Spiky", "Steady", "Other"]
     )
-    a = audit(s, **FAST)
+    a = audit(s, **VERDICT_FAST)
     means = s.mean(axis=1)
     assert means.idxmax() == "Spiky"  # the published aggregate's leader
     text = first_sentence(a)
@@ -55,8 +42,8 @@ def test_the_verdict_opens_with_the_mean_score_leader_and_names_the_rules_that_d
 
 
 def test_primary_chooses_the_rule_whose_leader_opens_the_verdict():
-    s = board(seed=3)
-    a = audit(s, primary="borda", **FAST)
+    s = verdict_board(seed=3)
+    a = audit(s, primary="borda", **VERDICT_FAST)
     leader = a.sections["rankings"]["leaders"]["borda"]
     assert first_sentence(a).startswith(f"On the whole table, {' and '.join(leader)} ")
     assert "under the primary rule (Borda)" in first_sentence(a)
@@ -65,37 +52,11 @@ def test_primary_chooses_the_rule_whose_leader_opens_the_verdict():
 # --------------------------------------------------------------------------- units from the data
 
 
-def test_a_cost_like_name_with_equal_spreads_never_opens_the_verdict():
-    s = board(seed=1, n=4)
-    s.columns = ["Multi Turn Miss Param", "Memory KV", "Live Simple", "Irrelevance"]
-    s["Multi Turn Miss Param"] *= 2.0  # spread ratio about 2
-    a = audit(s, **FAST)
-    assert not any(v["section"] == "units" for v in a.verdict)
-    assert "Memory KV" in a.sections["units"]["cost_named"]  # a hint in its section only
-    assert not a.sections["units"]["mixed_scales"]
-
-
-def test_with_zscore_there_is_no_different_scales_alarm_and_the_notice_names_the_normalised_table():
-    s = board(seed=2)
-    s["task 0"] *= 1000.0
-    raw = audit(s, **FAST)
-    assert raw.sections["units"]["mixed_scales"] and any(v["section"] == "units" for v in raw.verdict)
-    z = audit(s, normalize="zscore", **FAST)
-    u = z.sections["units"]
-    assert not u["mixed_scales"] and u["normalized_spread_ratio"] == pytest.approx(1.0)
-    assert not any(v["section"] == "units" for v in z.verdict)
-    assert "different scales" not in " ".join(z.summary())
-    assert "(Mean score (zscore))" in first_sentence(z)
-    html = z.to_html()
-    assert "The mean score and the other cardinal parts use the normalised table" in html
-    assert "the columns are on different scales" not in html
-
-
 # --------------------------------------------------------------------------- ties and row order
 
 
 def twins():
-    s = board(seed=5, m=6, n=5)
+    s = verdict_board(seed=5, m=6, n=5)
     s.loc["twin B"] = s.max() + 0.1  # beats every other model on every task
     s.loc["twin A"] = s.loc["twin B"]
     return s
@@ -105,7 +66,7 @@ def test_identical_models_are_tied_together_whatever_the_row_order():
     s = twins()
     texts = []
     for table in (s, s.iloc[::-1]):
-        a = audit(table, **FAST)
+        a = audit(table, **VERDICT_FAST)
         texts.append(a.summary())
         assert first_sentence(a).startswith(
             "On the whole table, twin A and twin B tie for first under the primary rule (Mean score)"
@@ -119,14 +80,6 @@ def test_identical_models_are_tied_together_whatever_the_row_order():
     assert texts[0] == texts[1]
 
 
-def without_timings(x):
-    if isinstance(x, dict):
-        return {k: without_timings(v) for k, v in x.items() if k != "seconds"}
-    if isinstance(x, list):
-        return [without_timings(v) for v in x]
-    return x
-
-
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10**6), st.booleans(), st.randoms(use_true_random=False))
 def test_permuting_rows_and_columns_gives_the_same_report(seed, twin, rnd):
@@ -138,8 +91,8 @@ def test_permuting_rows_and_columns_gives_the_same_report(seed, twin, rnd):
     rnd.shuffle(rows)
     rnd.shuffle(cols)
     hib = pd.Series([True, False, True, True], index=s.columns)
-    a = audit(s, hib, **FAST).to_dict()
-    b = audit(s.loc[rows, cols], hib[cols], **FAST).to_dict()
+    a = audit(s, hib, **VERDICT_FAST).to_dict()
+    b = audit(s.loc[rows, cols], hib[cols], **VERDICT_FAST).to_dict()
     assert json.dumps(without_timings(a), sort_keys=True) == json.dumps(without_timings(b), sort_keys=True)
 
 
@@ -165,9 +118,9 @@ def test_every_section_states_one_mean_score_order_on_scales_1e16_apart():
 
 
 def test_weights_reach_the_mean_the_possible_winners_and_the_cardinal_sensitivity():
-    s = board(seed=7)
+    s = verdict_board(seed=7)
     w = {t: float(k + 1) for k, t in enumerate(s.columns)}
-    a = audit(s, weights=w, **FAST)
+    a = audit(s, weights=w, **VERDICT_FAST)
     weights = np.array([w[t] for t in s.columns])
     oracle = {m: float(sum(Fraction(x) * Fraction(v) for x, v in zip(row, weights)) / int(weights.sum()))
               for m, row in zip(s.index, s.to_numpy().tolist())}  # fmt: skip
@@ -181,12 +134,12 @@ def test_weights_reach_the_mean_the_possible_winners_and_the_cardinal_sensitivit
     assert a.settings["weights"] == w
     # the possible winners' box starts from the published weighting: scaled columns give the same answer
     scaled = s * (weights * len(weights) / weights.sum())
-    plain = audit(scaled, eps=a.sections["possible_winners"]["eps"], **FAST)
+    plain = audit(scaled, eps=a.sections["possible_winners"]["eps"], **VERDICT_FAST)
     assert a.sections["possible_winners"]["possible"] == plain.sections["possible_winners"]["possible"]
 
 
 def test_the_weights_are_checked():
-    s = board()
+    s = verdict_board()
     with pytest.raises(ValueError, match="no weight to task"):
         audit(s, weights={"task 0": 1.0})
     with pytest.raises(ValueError, match="positive and finite"):
@@ -196,9 +149,9 @@ def test_the_weights_are_checked():
 
 
 def test_baseline_normalisation_divides_by_the_baseline_and_keeps_the_geometric_mean_order():
-    s = board(seed=8) + 0.5
+    s = verdict_board(seed=8) + 0.5
     hib = pd.Series([False] * s.shape[1], index=s.columns)  # errors: lower is better
-    a = audit(s, hib, normalize="baseline:model 3", **FAST)
+    a = audit(s, hib, normalize="baseline:model 3", **VERDICT_FAST)
     rel = s / s.loc["model 3"]
     mean = a.sections["rankings"]["rules"]["mean_score"]
     assert mean["scores"] == pytest.approx((-rel.mean(axis=1)).to_dict(), rel=1e-12)
@@ -211,7 +164,7 @@ def test_baseline_normalisation_divides_by_the_baseline_and_keeps_the_geometric_
         audit(s, normalize="baseline:")
 
 
-# ---------------------------------------------------------------- issue 41: majority cycles in words
+# ---------------------------------------------------------------- majority cycles in words
 def _rankings_sentences(a) -> list[str]:
     from benchvote.audit.sections import rankings
 
@@ -222,7 +175,7 @@ def test_verdict_shows_a_majority_cycle_among_the_top_models():
     """Condorcet's paradox on top of a small board: the verdict walks through the cycle, not a bare count."""
     rows = {"A": [90, 80, 70], "B": [70, 90, 80], "C": [80, 70, 90]}
     rows.update({f"low {k}": [50 - k, 50 - k, 50 - k] for k in range(5)})
-    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **FAST)
+    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **VERDICT_FAST)
     r = a.sections["rankings"]
     assert r["n_cycles"] == 1 and r["top_cycles"] == {"models": 8, "n_cycles": 1, "example": ["A", "C", "B"]}
     assert (
@@ -235,7 +188,7 @@ def test_verdict_says_majority_rule_is_transitive_among_the_top_20_when_the_cycl
     """B > A (mean) head a clean order of 20 models; the only cycle runs through Z, last by the mean."""
     rows = {"A": [10, 10, 10], "B": [9.5, 12, 9.6], "Z": [11, 11, -100]}
     rows.update({f"C{k:02d}": [8 - 0.1 * k] * 3 for k in range(20)})
-    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **FAST)
+    a = audit(pd.DataFrame(rows, index=["t1", "t2", "t3"]).T, **VERDICT_FAST)
     r = a.sections["rankings"]
     assert r["condorcet_winner"] is None and r["weak_condorcet_winners"] == []
     assert r["n_cycles"] == 1 and r["top_cycles"]["n_cycles"] == 0 and r["ranking"][:2] == ["B", "A"]
@@ -252,13 +205,13 @@ def test_too_many_cycles_to_sort_are_listed_among_the_top_models(monkeypatch):
     rng = np.random.default_rng(0)
     s = 50 + 10 * (rng.normal(size=(90, 1)) + 0.5 * rng.normal(size=(90, 6)))
     table = pd.DataFrame(np.round(s, 1), index=[f"m{i:02d}" for i in range(90)], columns=list("abcdef"))
-    full = audit(table, **FAST).sections["rankings"]
+    full = audit(table, **VERDICT_FAST).sections["rankings"]
     assert full["cycles_among"] is None and full["cycles"] == [
         list(c.models) for c in bv.voting.condorcet_cycles(table, limit=rankings.CYCLES_SHOWN)
     ]
     monkeypatch.setattr(rankings, "CYCLES_LISTED_MAX", full["n_cycles"] - 1)
     monkeypatch.setattr(rankings, "CYCLES_AMONG", 40)
-    r = audit(table, **FAST).sections["rankings"]
+    r = audit(table, **VERDICT_FAST).sections["rankings"]
     assert r["n_cycles"] == full["n_cycles"] == bv.voting.count_condorcet_cycles(table) > 20
     assert r["cycles_among"] == 40
     top = table.loc[[m for m in table.index if m in set(r["ranking"][:40])]]

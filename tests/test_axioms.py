@@ -163,7 +163,7 @@ class TestIIAFlip:
             iia_flip(s, pair=("m0", "m1"), protected=["m0", "m1"], pool=["m2"], rule=bv.borda)
 
 
-# --------------------------------------------------------------------------- issue 37: chained ties, one ranking
+# --------------------------------------------------------------------------- chained ties, one ranking
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6))
 def test_iia_flip_agrees_with_protected_ranking_on_every_added_set_under_chained_ties(seed):

@@ -148,7 +148,7 @@ def test_unknown_primary_rule_is_an_argparse_error(tmp_path, capsys):
 
 
 def test_a_bad_option_value_prints_one_line_not_the_usage(tmp_path, capsys):
-    """Issue 37: `--n-boot abc` printed argparse's usage (nine lines); the command prints one line and exits 2."""
+    """`--n-boot abc` printed argparse's usage (nine lines); the command prints one line and exits 2."""
     path = write(tmp_path, "b.csv", WIDE)
     for extra in (["--n-boot", "abc"], ["--top-k", "2.5"], ["--seed", "x"], ["--normalize"], []):
         assert main(["audit", *([str(path)] if extra else []), *extra]) == 2
@@ -166,7 +166,7 @@ def test_a_bad_option_value_prints_one_line_not_the_usage(tmp_path, capsys):
 
 
 def test_html_and_json_given_one_path_exit_2_and_write_nothing(tmp_path, capsys):
-    """Issue 37: the same path for both reports left only the JSON; now it is refused before anything runs."""
+    """The same path for both reports left only the JSON; now it is refused before anything runs."""
     path = write(tmp_path, "b.csv", WIDE)
     for same in ("r.out", "./r.out"):
         status = main(["audit", str(path), "--html", str(tmp_path / "r.out"), "--json", str(tmp_path / same), *FAST])
@@ -183,7 +183,7 @@ def test_a_report_over_the_score_table_is_refused(tmp_path, capsys):
 
 
 def test_when_the_json_cannot_be_written_the_html_is_not_written_either(tmp_path, capsys):
-    """Issue 37: exit 2 promises nothing written, but the HTML was written before the JSON failed."""
+    """Exit 2 promises nothing written, but the HTML was written before the JSON failed."""
     path = write(tmp_path, "b.csv", WIDE)
     (tmp_path / "taken").mkdir()
     status = main(["audit", str(path), "--html", str(tmp_path / "r.html"), "--json", str(tmp_path / "taken"), *FAST])
@@ -222,7 +222,7 @@ def test_a_write_that_fails_midway_leaves_no_report_and_no_temporary_file(tmp_pa
 
 @pytest.mark.parametrize("marker", ["NA", "N/A", "n/a", "null", "NULL", "None", "-", "NaN", ""])
 def test_common_missing_markers_are_missing_scores(marker, tmp_path):
-    """Issue 37: `N/A`, `null`, `None` and `-` were refused while `NA` was read as missing."""
+    """`N/A`, `null`, `None` and `-` were refused while `NA` was read as missing."""
     wide, _ = read_scores(write(tmp_path, "w.csv", f"model,t1,t2\nA,0.9,{marker}\nB,0.5,0.7\n"))
     long, _ = read_scores(write(tmp_path, "l.csv", f"model,task,score\nA,t1,0.9\nA,t2,{marker}\nB,t1,1\nB,t2,2\n"))
     for scores in (wide, long):
@@ -242,7 +242,7 @@ def test_na_values_replaces_the_markers(tmp_path, capsys):
 
 
 def test_a_model_name_over_131072_characters_is_read(tmp_path):
-    """Issue 37: the csv module's field limit (131,072 characters) crashed the reader (exit 1)."""
+    """The csv module's field limit (131,072 characters) crashed the reader (exit 1)."""
     long_name = "m" * 200_000
     text = f"model,t1,t2\n{long_name},0.9,0.1\nB,0.5,0.7\nC,0.1,0.3\nD,0.4,0.6\n"
     scores, _ = read_scores(write(tmp_path, "w.csv", text))
@@ -271,7 +271,7 @@ def _directions(tmp_path, *options):
 
 
 def test_names_with_commas_reach_lower_is_better_and_cost(tmp_path):
-    """Issue 37: a task named with a comma could not be passed, and the error read as a contradiction."""
+    """A task named with a comma could not be passed, and the error read as a contradiction."""
     hib, costs = _directions(tmp_path, "--lower-is-better", "latency, ms", "--cost", "cost, $")
     assert hib["latency, ms"] is False and hib["acc"] is True and costs == ["cost, $"]
     quoted = _directions(tmp_path, "--lower-is-better", '"latency, ms",f1', "--cost", '"cost, $"')
@@ -423,7 +423,7 @@ def test_lower_is_better_is_the_same_as_negating(tmp_path):
     assert b["table"]["higher_is_better"][task] is False
 
 
-# --------------------------------------------------------------------------- reproducible files (issue 37)
+# --------------------------------------------------------------------------- reproducible files
 
 SPARSE = (
     "model,t1,t2,t3,t4,params\n"

@@ -236,7 +236,7 @@ def test_bad_profiles(bad, message):
 
 
 def test_rankings_from_scores_honours_the_tie_tolerance():
-    # audit defect 8: on GLUE MNLI 84.30000000000001 and 84.3 are a tie, broken by name, not by float noise
+    # on GLUE MNLI 84.30000000000001 and 84.3 are a tie, broken by name, not by float noise
     s = pd.DataFrame({"mnli": [84.30000000000001, 84.3, 1.0]}, index=["z", "y", "x"])
     assert rankings_from_scores(s) == [("y", "z", "x")]
     assert rankings_from_scores(s, tie_break="reverse") == [("z", "y", "x")]

@@ -242,7 +242,7 @@ def test_the_win_rate_kernel_gives_the_rules_own_ranks(seed, holes):
     assert np.array_equal(fast.upper, slow.upper) and fast.redrawn == slow.redrawn
 
 
-# --------------------------------------------------------------------------- issue 30: additive rules at scale
+# --------------------------------------------------------------------------- additive rules at scale
 def _bootstrap_by_hand(s, direction, rule, n_boot, seed, level, tol=1e-9):
     """The bootstrap written out: redraw the columns as rank_intervals does, rank with the rule, compare every pair."""
     rng = np.random.default_rng(seed)
@@ -303,7 +303,7 @@ def test_pair_shares_count_repeated_redraws_once_with_their_weight():
     assert np.array_equal(_strict_shares(wide), (wide[:, :, None] < wide[:, None, :]).mean(axis=0))
 
 
-# --------------------------------------------------------------------------- issue 37: exact quantile ends, row order
+# --------------------------------------------------------------------------- exact quantile ends, row order
 def test_the_lower_end_at_95_percent_is_the_25th_of_1000_redraws():
     """(1 - 0.95) / 2 is 0.025000000000000022 in floating point; the 2.5 % end of 1000 ranks is still the 25th.
 

@@ -131,8 +131,8 @@ def test_strong_connectivity_matches_reachability_by_search(wins):
     assert _strongly_connected(wins) == all(len(reach(i)) == m for i in range(m))
 
 
-# ---------------------------------------------------------------- issue 30: Newton instead of minorisation-maximisation
-def _mm_before_issue30(wins, max_iter=200_000, convergence_tol=1e-13):
+# ---------------------------------------------------------------- Newton against minorisation-maximisation
+def _minorisation_maximisation(wins, max_iter=200_000, convergence_tol=1e-13):
     """Hunter's minorisation-maximisation iteration as ``bradley_terry`` ran it before issue 30 (tighter tolerance)."""
     w = np.asarray(wins, dtype=float).copy()
     np.fill_diagonal(w, 0.0)
@@ -160,7 +160,7 @@ def test_newton_finds_the_maximum_minorisation_maximisation_found(seed):
     except ValueError:
         pytest.skip("not strongly connected")
     assert r.converged
-    np.testing.assert_allclose(r.ratings, _mm_before_issue30(w), atol=1e-8, rtol=0)
+    np.testing.assert_allclose(r.ratings, _minorisation_maximisation(w), atol=1e-8, rtol=0)
     beta, plain = np.asarray(r.ratings), np.asarray(w, dtype=float).copy()
     np.fill_diagonal(plain, 0.0)
     direct = np.sum(plain * -np.logaddexp(0.0, -(beta[:, None] - beta[None, :])))  # sum of w_ij log sigma(b_i - b_j)
@@ -181,11 +181,11 @@ def test_newton_with_conjugate_gradients_matches_cholesky(monkeypatch):
     monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
     iterative = bradley_terry(wins)
     np.testing.assert_allclose(iterative.ratings, direct.ratings, atol=1e-9, rtol=0)
-    np.testing.assert_allclose(direct.ratings, _mm_before_issue30(wins), atol=1e-8, rtol=0)
+    np.testing.assert_allclose(direct.ratings, _minorisation_maximisation(wins), atol=1e-8, rtol=0)
     assert iterative.log_likelihood == pytest.approx(direct.log_likelihood, abs=1e-9)
 
 
-# ---------------------------------------------------------------- issue 41: ratings at scale
+# ---------------------------------------------------------------- ratings at scale
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans())
 def test_table_ratings_are_bradley_terry_of_the_comparison_matrix(seed, holes):

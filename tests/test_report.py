@@ -298,7 +298,7 @@ def test_models_listed_apart_are_shown_with_a_dash_for_the_missing_cost():
     assert "Listed apart, with a missing cost: <bdi>model 2</bdi> (costs \u2013)." in report.to_html()
 
 
-# --------------------------------------------------------------------------- readable anywhere (issue 37)
+# --------------------------------------------------------------------------- readable anywhere
 
 #: Text slips a reader must never see in the report: a cut list ending in "....", a count of one in the plural,
 #: "(s)" plurals, Python syntax in a command-line report, the mean max rank change described as places.
@@ -334,7 +334,7 @@ def long_names_report():
 
 
 def test_the_report_has_no_text_slips(long_names_report):
-    """Issue 37: "....", "pair(s)", "1 pairs", ``costs=[...]`` and a wrong description of the max rank change."""
+    """No "....", "pair(s)", "1 pairs" or ``costs=[...]``, and the max rank change described right."""
     report = long_names_report
     plain = _plain(report.to_html())
     verdict = " ".join(s["text"] for s in report.verdict)
@@ -347,7 +347,7 @@ def test_the_report_has_no_text_slips(long_names_report):
 
 
 def test_a_table_with_no_missing_cell_is_not_called_its_complete_part(long_names_report):
-    """Issue 37: "On the complete part" although no cell is missing: the sections say the whole table."""
+    """Without a missing cell the sections say "the whole table", not "on the complete part"."""
     plain = _plain(long_names_report.to_html())
     verdict = " ".join(s["text"] for s in long_names_report.verdict)
     assert "On the complete part" not in plain and "On the complete part" not in verdict
@@ -359,7 +359,7 @@ def test_a_table_with_no_missing_cell_is_not_called_its_complete_part(long_names
 
 
 def test_rank_intervals_on_few_tasks_carry_a_warning(long_names_report):
-    """Issue 37: with 3-6 tasks the task bootstrap has few distinct redraws, and nothing said so."""
+    """With 3-6 tasks the task bootstrap has few distinct redraws, and nothing said so."""
     from math import comb
 
     s = long_names_report.sections["intervals"]
@@ -378,7 +378,7 @@ def test_rank_intervals_on_few_tasks_carry_a_warning(long_names_report):
 
 
 def test_chapters_are_named_without_a_link_unless_the_book_url_is_given(long_names_report):
-    """Issue 37: every section linked a repository address that does not exist."""
+    """Every section linked a repository address that does not exist."""
     from benchvote.audit._registry import CHAPTERS
 
     page = long_names_report.to_html()
@@ -401,14 +401,14 @@ def test_chapters_are_named_without_a_link_unless_the_book_url_is_given(long_nam
     width=st.integers(5, 40),
 )
 def test_the_report_charts_shorten_names_by_the_books_rule(names, width):
-    """Issue 37: the charts' ``short_names`` and the book's ``plotting.short_labels`` were two rules."""
+    """The charts' ``short_names`` and the book's ``plotting.short_labels`` were two rules."""
     from benchvote.audit import _charts
     from benchvote.plotting import short_labels
 
     assert _charts.short_names(names, width) == dict(zip(names, short_labels(names, width)))
 
 
-def test_the_issues_example_is_shortened_alike_in_the_book_and_the_report():
+def test_a_long_hub_name_is_shortened_alike_in_the_book_and_the_report():
     from benchvote.audit import _charts
     from benchvote.plotting import short_labels
 
@@ -437,7 +437,7 @@ def test_shortened_chart_labels_are_focusable_and_listed_in_full(long_names_repo
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1280])
 def test_the_page_has_no_horizontal_scroll_and_its_tables_scroll_in_their_box(width, hostile_page, tmp_path):
-    """Issue 37: long names in bold prose made the page wider than a phone; tables had no cue that they scroll."""
+    """Long names in bold prose made the page wider than a phone; tables had no cue that they scroll."""
     s = _long_names_board()
     s.index = [f"{name}-{'x' * 60}" for name in s.index]  # 100-character names without a space
     report = audit(s, costs=["params"], **FAST)

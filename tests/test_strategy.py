@@ -86,7 +86,7 @@ def test_bad_input(kwargs, message):
         water_filling(**kwargs)
 
 
-def test_audit_examples_with_a_linear_task():
+def test_a_task_of_constant_return_takes_effort_once_the_others_return_falls_to_it():
     # a task with constant marginal return 2.5 takes effort as soon as the other task's return falls to 2.5
     r = water_filling([lambda x: 3 - x, lambda x: 2.5])
     assert np.allclose(r.allocation, [0.5, 0.5]) and r.level == pytest.approx(2.5)

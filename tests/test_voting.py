@@ -218,7 +218,7 @@ class TestKemeny:
 
 
 def test_cycle_buffer_ignores_abstaining_tasks():
-    # audit defect 7: task 3 ties B with A and C within the tie tolerance (5e-10); it abstains and must not
+    # task 3 ties B with A and C within the tie tolerance (5e-10); it abstains and must not
     # set the buffer of the cycle A > B > C > A, which tasks 0-2 carry with gaps of at least 1
     s = np.array([[3, 1, 2, 0], [2, 3, 1, 5e-10], [1, 2, 3, 0]], dtype=float)
     (cycle,) = condorcet_cycles(s)
@@ -240,7 +240,7 @@ def test_votes_and_buffers_use_one_notion_of_a_tie():
             assert cyc.buffer >= 1.0 - 1e-9  # integer gaps only: the 1e-12 noise is a tie, not a vote
 
 
-# ---------------------------------------------------------------- issue 30: oracles of the kernels it replaced
+# ---------------------------------------------------------------- oracles of the kernels it replaced
 def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
     """Ranked Pairs before issue 30: lock each defeat unless a search of the locked graph finds a path back."""
     r = bv.rank(np.asarray(scores, dtype=float), higher_is_better, nan_policy="omit")
@@ -279,7 +279,7 @@ def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
     return out
 
 
-# ---------------------------------------------------------------- issue 30: cycles without an m x m x m array
+# ---------------------------------------------------------------- cycles without an m x m x m array
 def _validated(scores, higher_is_better, tol):
     """The validated table, its directions and the tolerance, as a measure's body receives them."""
     from benchvote._validation import as_score_matrix, direction_of
@@ -288,7 +288,7 @@ def _validated(scores, higher_is_better, tol):
     return mat, direction_of(mat, higher_is_better), tol
 
 
-def _cycles_before_issue30(scores, higher_is_better=True, tol=1e-9):
+def _cycles_by_tensor(scores, higher_is_better=True, tol=1e-9):
     """The implementation of ``condorcet_cycles`` before issue 30 (an m x m x m tensor), kept as the oracle."""
     from benchvote._validation import as_score_matrix, direction_of
     from benchvote.voting import CondorcetCycle
@@ -337,7 +337,7 @@ def test_cycles_match_the_tensor_implementation(seed):
         x[:, 0] = np.arange(m)  # every model keeps a score
     hib = list(rng.random(n) < 0.7)
     tol = 1.5 if seed % 5 == 0 else 1e-9
-    want = _cycles_before_issue30(x, hib, tol)
+    want = _cycles_by_tensor(x, hib, tol)
     assert condorcet_cycles(x, hib, tol=tol) == want
     assert count_condorcet_cycles(x, hib, tol=tol) == len(want)
     assert condorcet_cycles(x, hib, tol=tol, limit=5) == want[:5]
@@ -349,7 +349,7 @@ def test_cycles_on_a_one_factor_table_match_the_tensor_implementation():
     from benchvote.voting import count_condorcet_cycles
 
     s = _one_factor(250)
-    want = _cycles_before_issue30(s)
+    want = _cycles_by_tensor(s)
     assert len(want) > 500
     assert condorcet_cycles(s) == want
     assert condorcet_cycles(s, limit=37) == want[:37]
@@ -361,7 +361,7 @@ def test_cycles_limit_is_checked():
         condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]], limit=-1)
 
 
-# ---------------------------------------------------------------- issue 41: rankings at scale
+# ---------------------------------------------------------------- rankings at scale
 def _brute_cycle_count(beats):
     """Every unordered triple checked both ways round: O(m^3), the oracle of the closed form."""
     m = len(beats)
@@ -393,7 +393,7 @@ def test_cycle_count_matches_the_tensor_kernel_on_tables_with_ties(table, tol):
     from benchvote.voting import count_condorcet_cycles
 
     try:
-        want = len(_cycles_before_issue30(table, tol=tol))
+        want = len(_cycles_by_tensor(table, tol=tol))
     except ValueError:  # a model without any score: refused by both
         with pytest.raises(ValueError):
             count_condorcet_cycles(table, tol=tol)
@@ -409,7 +409,7 @@ def test_cycle_count_on_a_one_factor_table_with_many_tied_pairs():
     mat, direction, tol = _validated(s, True, 1e-9)
     margins = _margins(mat.values, direction, tol)
     assert (margins == 0).sum() > 10 * len(margins)  # many tied pairs off the diagonal
-    assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_before_issue30(s))
+    assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_by_tensor(s))
 
 
 def test_majority_margins_are_kept_in_a_small_integer_type():

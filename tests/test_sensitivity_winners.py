@@ -1,4 +1,4 @@
-"""Possible winners on tables whose tasks have very different scales, against an exact rational oracle.
+"""benchvote.sensitivity.winners: possible winners against exact oracles, on tables of any scale.
 
 The oracle is written from the definition in :mod:`benchvote.sensitivity.winners`, not from its code.
 Model i is a possible winner when some weights a in the box [eps, 1]^n give
@@ -17,115 +17,26 @@ from fractions import Fraction
 from itertools import combinations, permutations, product
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from sensitivity_oracles import (
+    FACTORS,
+    ONE,
+    TOL,
+    ZERO,
+    exact_dot,
+    exact_max_min,
+    mixed_scale_tables,
+    oriented,
+    vertex_max_min,
+)
 
 import benchvote as bv
 from benchvote.sensitivity import default_eps, possible_winners
 
-TOL = bv.DEFAULT_TIE_TOLERANCE
-ZERO, ONE = Fraction(0), Fraction(1)
-
 # --------------------------------------------------------------------------- the exact oracle
-
-
-def _dot(row, a):
-    return sum((c * x for c, x in zip(row, a)), ZERO)
-
-
-def exact_max_min(rows, lo, hi):
-    """Exact ``max_{lo <= a <= hi} min_j rows[j] . a`` and a maximiser, by the simplex method in Fractions.
-
-    With u = a - lo and tau' = tau - t0, t0 = min_j rows[j] . lo (a lower bound of the optimum), the program
-    max tau' s.t. tau' - rows[j] . u <= rows[j] . lo - t0, u_t <= hi_t - lo_t, u, tau' >= 0 has a
-    non-negative right-hand side, so the slack basis is feasible and no first phase is needed.  Dictionary
-    form (one column per non-basic variable), Bland's rule (no cycling), exact pivots.
-    """
-    n = len(lo)
-    t0 = min(_dot(row, lo) for row in rows)
-    coef = [[-c for c in row] + [ONE] for row in rows]  # basic = rhs - coef . nonbasic
-    rhs = [_dot(row, lo) - t0 for row in rows]
-    for t in range(n):
-        coef.append([ONE if q == t else ZERO for q in range(n)] + [ZERO])
-        rhs.append(hi[t] - lo[t])
-    obj, value = [ZERO] * n + [ONE], ZERO  # tau' = value + obj . nonbasic
-    nonbasic, basic = list(range(n + 1)), list(range(n + 1, n + 1 + len(rhs)))
-    while True:
-        entering = [q for q in range(n + 1) if obj[q] > 0]
-        if not entering:
-            break
-        k = min(entering, key=lambda q: nonbasic[q])
-        r = min((rhs[i] / coef[i][k], basic[i], i) for i in range(len(rhs)) if coef[i][k] > 0)[2]
-        p = coef[r][k]
-        pivot_row = [v / p for v in coef[r]]
-        pivot_row[k] = 1 / p
-        coef[r], rhs[r] = pivot_row, rhs[r] / p
-        for i in range(len(rhs)):
-            f = coef[i][k]
-            if i != r and f:
-                coef[i] = [-f / p if q == k else coef[i][q] - f * pivot_row[q] for q in range(n + 1)]
-                rhs[i] -= f * rhs[r]
-        f = obj[k]
-        value += f * rhs[r]
-        obj = [-f / p if q == k else obj[q] - f * pivot_row[q] for q in range(n + 1)]
-        nonbasic[k], basic[r] = basic[r], nonbasic[k]
-    x = [ZERO] * (n + 1)
-    for i, var in enumerate(basic):
-        if var <= n:
-            x[var] = rhs[i]
-    return t0 + value, [lo[t] + x[t] for t in range(n)]
-
-
-def _solve_exact(matrix, vector):
-    """Gauss-Jordan elimination in Fractions; None when the matrix is singular."""
-    k = len(vector)
-    aug = [list(matrix[i]) + [vector[i]] for i in range(k)]
-    for c in range(k):
-        piv = next((r for r in range(c, k) if aug[r][c] != 0), None)
-        if piv is None:
-            return None
-        aug[c], aug[piv] = aug[piv], aug[c]
-        for r in range(k):
-            if r != c and aug[r][c] != 0:
-                f = aug[r][c] / aug[c][c]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[c])]
-    return [aug[i][k] / aug[i][i] for i in range(k)]
-
-
-def vertex_max_min(rows, lo, hi):
-    """The same optimum by enumerating the vertices of {(a, tau): tau <= rows[j] . a, lo <= a <= hi}.
-
-    A vertex has n + 1 active constraints, at least one of them a row (tau is bounded only by the rows):
-    choose p rows with rows[j] . a = tau and n + 1 - p coordinates at a bound, solve, keep feasible points.
-    """
-    n = len(lo)
-    best = None
-    for p in range(1, min(len(rows), n + 1) + 1):
-        for chosen in combinations(range(len(rows)), p):
-            for fixed in combinations(range(n), n + 1 - p):
-                free = [t for t in range(n) if t not in fixed]
-                for values in product(*[(lo[t], hi[t]) for t in fixed]):
-                    at = dict(zip(fixed, values))
-                    matrix = [[rows[j][t] for t in free] + [-ONE] for j in chosen]
-                    vector = [-sum((rows[j][t] * at[t] for t in fixed), ZERO) for j in chosen]
-                    sol = _solve_exact(matrix, vector)
-                    if sol is None:
-                        continue
-                    a = [at.get(t, ZERO) for t in range(n)]
-                    for t, v in zip(free, sol):
-                        a[t] = v
-                    tau = sol[-1]
-                    if all(lo[t] <= a[t] <= hi[t] for t in range(n)) and all(_dot(row, a) >= tau for row in rows):
-                        best = tau if best is None or tau > best else best
-    return best
-
-
-def oriented(scores, higher_is_better=True):
-    """The float table with every lower-is-better column negated (exact in floating point)."""
-    s = np.array(scores, dtype=float)
-    hib = np.broadcast_to(np.asarray(higher_is_better, dtype=bool), (s.shape[1],))
-    return np.where(hib, s, -s)
 
 
 def column_factors(s, normalize):
@@ -168,7 +79,7 @@ def beats_exactly(s, i, weights, tol):
     """Models that the published-column weights put more than tol below model i, in exact arithmetic."""
     w = [Fraction(float(v)) for v in weights]
     total = sum(w, ZERO)
-    means = [_dot(w, [Fraction(float(v)) for v in row]) / total for row in s]
+    means = [exact_dot(w, [Fraction(float(v)) for v in row]) / total for row in s]
     return [j for j in range(len(s)) if j != i and means[i] - means[j] > Fraction(float(tol))]
 
 
@@ -232,7 +143,7 @@ class TestTheOracle:
             lo, hi = [eps] * n, [ONE] * n
             tau, a = exact_max_min(rows, lo, hi)
             assert tau == vertex_max_min(rows, lo, hi), trial
-            assert all(eps <= x <= 1 for x in a) and min(_dot(row, a) for row in rows) == tau
+            assert all(eps <= x <= 1 for x in a) and min(exact_dot(row, a) for row in rows) == tau
 
     def test_hand_computed_values(self):
         """tau* by hand: two models, one task each; the docstring's example; a z-score that equalises tasks."""
@@ -298,7 +209,7 @@ class TestTheOracle:
         for rho in probes:
             for a in ((ONE, rho), (rho, ONE)):
                 alpha = [a[t] * w[t] for t in range(2)]
-                means = [_dot(alpha, row) / sum(alpha) for row in q]
+                means = [exact_dot(alpha, row) / sum(alpha) for row in q]
                 top = max(range(m), key=lambda x: means[x])
                 if all(means[top] - means[j] > tol for j in range(m) if j != top):
                     winners.add(top)
@@ -307,40 +218,6 @@ class TestTheOracle:
 
 
 # --------------------------------------------------------------------------- mixed-scale tables
-
-FACTORS = st.one_of(
-    st.floats(-6, 10).map(lambda e: 10.0**e),
-    st.sampled_from([1e-6, 1e-3, 3.7, 1e3, 1e9, 1e10]),
-)
-
-
-@st.composite
-def mixed_scale_tables(draw, min_models=3, max_models=7, min_tasks=2, max_tasks=4):
-    """Accuracies in [0, 1] with 2-3 decimals beside rescaled tasks (factors log-uniform in 1e-6..1e10),
-    latencies in milliseconds and parameter counts near 1e9, some of them lower-is-better."""
-    m = draw(st.integers(min_models, max_models))
-    n = draw(st.integers(min_tasks, max_tasks))
-    cols, hib = [], []
-    for _ in range(n):
-        kind = draw(st.sampled_from(["accuracy", "rescaled", "latency", "params"]))
-        if kind in ("accuracy", "rescaled"):
-            unit = 10 ** draw(st.sampled_from([2, 3]))
-            col = np.array(draw(st.lists(st.integers(0, unit), min_size=m, max_size=m)), dtype=float) / unit
-            if kind == "rescaled":
-                col = col * draw(FACTORS)
-            hib.append(draw(st.booleans()))
-            if not hib[-1]:
-                col = 1.0 - col if kind == "accuracy" else col  # an error rate, lower is better
-        elif kind == "latency":
-            col = np.array(draw(st.lists(st.integers(500, 60000), min_size=m, max_size=m)), dtype=float) / 10
-            hib.append(False)
-        else:
-            col = np.array(draw(st.lists(st.integers(1, 700), min_size=m, max_size=m)), dtype=float) * 1e8
-            hib.append(draw(st.sampled_from([False, False, True])))
-        cols.append(col)
-    s = np.column_stack(cols)
-    assume(bool((np.ptp(s, axis=0) > 10 * TOL).all()))  # a constant task is refused by design
-    return s, hib
 
 
 EPS = st.sampled_from([None, None, 0.01, 1e-4, 0.2, 0.5])
@@ -542,7 +419,7 @@ def test_small_permutation_exhaustive():
         assert np.array_equal(np.asarray(r.possible), np.asarray(base.possible)[list(perm)]), perm
 
 
-# --------------------------------------------------------------------------- the issue's report
+# --------------------------------------------------------------------------- large units beside accuracies
 
 
 def _leader(s, higher_is_better, normalize):
@@ -550,7 +427,7 @@ def _leader(s, higher_is_better, normalize):
     o = oriented(s, higher_is_better)
     w = column_factors(o, normalize)
     total = sum(w, ZERO)
-    means = [_dot(w, [Fraction(float(v)) for v in row]) / total for row in o]
+    means = [exact_dot(w, [Fraction(float(v)) for v in row]) / total for row in o]
     order = sorted(range(len(o)), key=lambda i: means[i], reverse=True)
     return order[0], means[order[0]] - means[order[1]]
 
@@ -571,7 +448,7 @@ def params_table(seed, m=30, n_acc=6):
     return np.hstack([acc, params]), [True] * n_acc + [False]
 
 
-class TestIssueRegression:
+class TestLargeUnitsBesideAccuracies:
     """Beside a latency column in the thousands, or parameter counts near 1e9, possible_winners must
     neither rule out the model that leads the equal-weight mean nor raise."""
 
@@ -709,7 +586,7 @@ BOX_BUDGET = 200_000
 
 
 class TestDeterminism:
-    """Issue 29: the same input, options and seed give the same answer; no budget is a wall-clock time."""
+    """The same input, options and seed give the same answer; no budget is a wall-clock time."""
 
     @settings(max_examples=15, deadline=None, derandomize=True)
     @given(board=mixed_scale_tables(min_models=4, max_models=8), k=st.integers(1, 3), seed=st.integers(0, 3))
@@ -764,3 +641,168 @@ def test_a_margin_inside_the_solvers_tolerance_does_not_rule_a_model_out():
     s[1][1] = -2e-8
     r = possible_winners(s, k=5, eps=0.01, normalize="none")
     assert r.possible[0] or r.undecided[0]
+
+
+# --------------------------------------------------------------------------- two tasks, dense sampling, top k
+
+
+def _two_task_oracle(s: np.ndarray, eps: float, tol: float) -> list[bool]:
+    """Exact answer for two tasks: weights (1, rho), rho in [eps, 1/eps]; i wins on an open interval of rho."""
+    out = []
+    lo_all, hi_all = Fraction(eps).limit_denominator(10**12), 1 / Fraction(eps).limit_denominator(10**12)
+    for i in range(len(s)):
+        lo, hi, lo_strict, hi_strict, empty = lo_all, hi_all, False, False, False
+        for j in range(len(s)):
+            if j == i:
+                continue
+            c0 = Fraction(s[i, 0]) - Fraction(s[j, 0]) - Fraction(tol)
+            c1 = Fraction(s[i, 1]) - Fraction(s[j, 1]) - Fraction(tol)
+            # need c0 + c1 * rho > 0
+            if c1 == 0:
+                empty |= c0 <= 0
+            elif c1 > 0:
+                bound = -c0 / c1
+                if bound >= lo:
+                    lo, lo_strict = bound, True
+            else:
+                bound = -c0 / c1
+                if bound <= hi:
+                    hi, hi_strict = bound, True
+        out.append(not empty and (lo < hi or (lo == hi and not lo_strict and not hi_strict)))
+    return out
+
+
+def _two_task_top_k_oracle(s: np.ndarray, eps: float, k: int, strict: bool = True) -> list[bool]:
+    """Exact top-k answer for two tasks and tol = 0: weights (1, rho); try every piece between crossings.
+
+    With ``strict=False`` a near tie (within 1e-9) counts as beating: the
+    models that reach the top k only in that weaker sense sit on the edge of
+    the box's reach, where a solver's tolerance cannot tell.
+    """
+    e = Fraction(eps)
+    lo, hi = e, 1 / e
+    rows = [(Fraction(a), Fraction(b)) for a, b in s]
+    cuts = {lo, hi}
+    for a0, a1 in rows:
+        for b0, b1 in rows:
+            if a1 != b1:
+                rho = -(a0 - b0) / (a1 - b1)
+                if lo < rho < hi:
+                    cuts.add(rho)
+    cuts_sorted = sorted(cuts)
+    probes = cuts_sorted + [(u + v) / 2 for u, v in zip(cuts_sorted, cuts_sorted[1:])]
+    m = len(rows)
+    out = [False] * m
+    for rho in probes:
+        means = [a0 + a1 * rho for a0, a1 in rows]
+        for i in range(m):
+            near = Fraction(1, 10**9)
+            beaten = sum(means[j] < means[i] if strict else (means[j] < means[i] + near and j != i) for j in range(m))
+            if beaten >= m - k:
+                out[i] = True
+    return out
+
+
+class TestPossibleWinners:
+    @settings(max_examples=150, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([0.05, 0.2, 0.5]), st.sampled_from([2, 3]))
+    def test_top_k_with_two_tasks_against_the_exact_pieces(self, seed, eps, k):
+        s = np.random.default_rng(seed).integers(0, 7, size=(6, 2)).astype(float)
+        if (s.max(axis=0) == s.min(axis=0)).any():
+            return
+        r = possible_winners(s, k=k, eps=eps, tol=0.0)
+        truth = np.array(_two_task_top_k_oracle(s, eps, k))
+        edge = np.array(_two_task_top_k_oracle(s, eps, k, strict=False)) & ~truth
+        decided = ~r.undecided
+        assert np.array_equal(r.possible[decided], truth[decided])
+        assert not (r.undecided & ~edge).any()  # only a model on the edge may stay undecided
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_top_k_dense_sampling_and_certificates(self, seed):
+        rng = np.random.default_rng(seed)
+        s = rng.integers(0, 5, size=(7, 3)).astype(float) + rng.random((7, 3)) * 0.1
+        eps, k = 0.1, 2
+        r = possible_winners(s, k=k, eps=eps)
+        corners = np.array(list(product([eps, 1.0], repeat=3)))
+        samples = np.vstack([corners, eps + (1 - eps) * rng.random((20_000, 3))])
+        means = samples @ s.T / samples.sum(axis=1, keepdims=True)
+        below = (means[:, :, None] - means[:, None, :] > 1e-9).sum(axis=2)  # models strictly below each
+        found = set(np.flatnonzero((below >= len(s) - k).any(axis=0)).tolist())
+        assert found <= set(np.flatnonzero(r.possible).tolist())
+        assert not r.undecided.any()
+        for i, w in r.weights.items():
+            mean = s @ w / w.sum()
+            assert (mean[i] - mean > 1e-9).sum() >= len(s) - k and w.min() >= eps * (1 - 1e-12)
+
+    def test_top_k_grows_with_k_and_k_one_is_the_winner_program(self):
+        s = pd.DataFrame(np.random.default_rng(8).normal(size=(9, 4)), index=[f"m{i}" for i in range(9)])
+        previous = possible_winners(s, eps=0.2)
+        assert not previous.undecided.any() and previous.k == 1
+        for k in range(2, 6):
+            now = possible_winners(s, k=k, eps=0.2)
+            assert (now.possible >= previous.possible).all()
+            previous = now
+
+    def test_a_time_limit_leaves_models_undecided_but_never_wrong(self):
+        s = np.random.default_rng(9).normal(size=(30, 6))
+        full = possible_winners(s, k=3, eps=0.05)
+        rushed = possible_winners(s, k=3, eps=0.05, time_limit=1e-6)
+        assert not full.undecided.any()
+        assert (rushed.possible <= full.possible).all()
+        ruled_out = ~rushed.possible & ~rushed.undecided
+        assert not (ruled_out & full.possible).any()
+        assert rushed.undecided.any()
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(0, 10**6), st.sampled_from([0.05, 0.2, 0.5]))
+    def test_two_tasks_against_the_exact_interval(self, seed, eps):
+        s = np.random.default_rng(seed).integers(0, 7, size=(5, 2)).astype(float)
+        if (s.max(axis=0) == s.min(axis=0)).any():
+            return
+        r = possible_winners(s, eps=eps)
+        assert not r.undecided.any()
+        assert r.possible.tolist() == _two_task_oracle(s, eps, 1e-9)
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_dense_weight_sampling_finds_no_winner_the_program_misses(self, seed):
+        rng = np.random.default_rng(seed)
+        s = rng.integers(0, 5, size=(6, 3)).astype(float) + rng.random((6, 3)) * 0.1
+        eps = 0.1
+        r = possible_winners(s, eps=eps)
+        corners = np.array(list(product([eps, 1.0], repeat=3)))
+        samples = np.vstack([corners, eps + (1 - eps) * rng.random((20_000, 3))])
+        means = samples @ s.T / samples.sum(axis=1, keepdims=True)
+        top = np.sort(means, axis=1)
+        strict = top[:, -1] - top[:, -2] > 1e-9
+        found = set(np.argmax(means, axis=1)[strict].tolist())
+        assert found <= set(np.flatnonzero(r.possible).tolist())
+        for i, w in r.weights.items():  # every reported winner comes with weights that make it first
+            mean = s @ w / w.sum()
+            assert np.all(mean[i] - np.delete(mean, i) > 1e-9) and w.min() >= eps * (1 - 1e-12) and w.max() == 1.0
+
+    def test_the_mean_score_winner_is_always_possible_and_orientation(self):
+        s = pd.DataFrame(np.random.default_rng(3).normal(size=(8, 4)), index=[f"m{i}" for i in range(8)])
+        r = possible_winners(s, eps=0.05)
+        assert r.possible[bv.mean_score(s).idxmax()]
+        flipped = possible_winners(s * [1, -1, 1, -1], [True, False, True, False], eps=0.05)
+        assert flipped.possible.equals(r.possible)
+
+    def test_permuting_models_permutes_the_answer(self):
+        s = np.random.default_rng(4).normal(size=(7, 3))
+        perm = [3, 0, 6, 1, 5, 2, 4]
+        a, b = possible_winners(s, eps=0.1), possible_winners(s[perm], eps=0.1)
+        assert np.array_equal(b.possible, a.possible[perm])
+
+    def test_bad_input(self):
+        with pytest.raises(ValueError, match="missing"):
+            possible_winners(np.array([[1.0, np.nan], [2.0, 3.0]]))
+        with pytest.raises(ValueError, match="constant task"):
+            possible_winners(np.array([[1.0, 2.0], [1.0, 3.0]]))
+        with pytest.raises(ValueError, match="normalize"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), normalize="l1")
+        with pytest.raises(ValueError, match="k must be smaller than the number of models"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), k=2)
+        with pytest.raises(ValueError, match="k must be >= 1"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0]]), k=0)
+        with pytest.raises(ValueError, match="time_limit must be > 0"):
+            possible_winners(np.array([[1.0, 2.0], [2.0, 3.0], [0.0, 1.0]]), k=2, time_limit=-1)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from test_audit_verdict import without_timings
+from audit_support import without_timings
 
 from benchvote.audit import audit
 from benchvote.audit.sections.scores import export_table, latex_escape, markdown_escape, table_text
