@@ -478,3 +478,91 @@ def test_score_frame_and_matrix_is_one_validation_of_both():
     assert frame is labelled and mat.labelled and list(mat.models) == ["A", "B"]
     with pytest.raises(ValueError, match="NaN|missing"):
         score_frame_and_matrix([[1.0, np.nan], [2.0, 3.0]])
+
+
+# --------------------------------------------------------------------------- the measure contract, carried once
+
+
+def _probe():
+    """A measure that reports what its body receives."""
+    from benchvote._validation import measure
+
+    @measure(allow_empty_rows=lambda nan_policy: nan_policy == "middle", nan_choices=("raise", "omit", "middle"))
+    def probe(scores, higher_is_better=True, *, tol=1e-9, nan_policy="raise", seed=0):
+        """A probe.
+
+        Parameters
+        ----------
+        tol : float
+            Its own words on the tolerance.
+
+        Examples
+        --------
+        >>> 1
+        1
+        """
+        return scores, higher_is_better, tol, nan_policy, seed
+
+    return probe
+
+
+def test_the_contract_hands_the_body_a_validated_table_with_its_directions():
+    from benchvote._validation import Table
+
+    frame = pd.DataFrame({"acc": [0.9, 0.5], "err": [3.0, 1.0]}, index=["a", "b"])
+    table, direction, tol, policy, seed = _probe()(frame, pd.Series({"err": False, "acc": True}), seed=np.int64(3))
+    assert isinstance(table, Table) and table.models == ["a", "b"] and table.tasks == ["acc", "err"]
+    assert direction.tolist() == [True, False] and table.sign.tolist() == [1.0, -1.0]
+    np.testing.assert_array_equal(table.oriented, [[0.9, -3.0], [0.5, -1.0]])
+    assert (tol, policy, seed) == (1e-9, "raise", 3) and type(seed) is int
+
+
+def test_the_contract_unpacks_a_leaderboard_and_refuses_a_second_direction():
+    from benchvote.data import Leaderboard
+
+    board = Leaderboard(
+        name="t",
+        scores=pd.DataFrame({"x": [1.0, 2.0]}, index=["a", "b"]),
+        higher_is_better=pd.Series({"x": False}),
+        kind="cardinal",
+        source="a test",
+        version="1",
+    )
+    assert _probe()(board)[1].tolist() == [False]
+    with pytest.raises(ValueError, match="carries its own higher_is_better"):
+        _probe()(board, [True])
+
+
+def test_the_contract_decides_missing_cells_and_empty_rows_from_the_checked_policy():
+    probe = _probe()
+    holes = [[1.0, np.nan], [np.nan, np.nan], [2.0, 1.0]]
+    with pytest.raises(ValueError, match="missing"):
+        probe(holes)
+    with pytest.raises(ValueError, match="no observed score"):
+        probe(holes, nan_policy="omit")
+    assert probe(holes, nan_policy="middle")[3] == "middle"
+    with pytest.raises(ValueError, match="nan_policy must be one of"):
+        probe(holes, nan_policy="ignore")
+
+
+@pytest.mark.parametrize("bad, name", [({"tol": -1.0}, "tol"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed")])
+def test_the_contract_checks_tol_and_seed_before_the_body_runs(bad, name):
+    with pytest.raises((TypeError, ValueError), match=name):
+        _probe()([[1.0], [2.0]], **bad)
+
+
+def test_the_contract_keeps_the_body_signature_and_documents_what_the_body_leaves_out():
+    probe = _probe()
+    assert list(inspect.signature(probe).parameters) == ["scores", "higher_is_better", "tol", "nan_policy", "seed"]
+    doc = probe.__doc__
+    assert doc.index("scores : array_like") < doc.index("higher_is_better : bool") < doc.index("tol : float")
+    assert "Its own words on the tolerance." in doc and doc.count("tol : float") == 1
+    assert doc.index("tol : float") < doc.index("nan_policy : str") < doc.index("seed : int") < doc.index("Examples")
+
+
+def test_one_measure_may_hand_its_validated_table_to_another():
+    from benchvote import mean_score
+
+    probe = _probe()
+    table = probe(pd.DataFrame({"x": [1.0, 3.0]}, index=["a", "b"]), [False])[0]
+    assert mean_score(table, [True]).tolist() == [1.0, 3.0]

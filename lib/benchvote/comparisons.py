@@ -55,14 +55,10 @@ from scipy.special import bdtr, ndtr
 
 from ._validation import (
     as_label_list,
-    as_score_matrix,
     as_vector,
     check_choice,
-    check_nan_policy,
     check_number,
-    check_tol,
-    direction_of,
-    split_table,
+    measure,
 )
 from .intervals import _exact_level, _order_statistic
 from .ranking import DEFAULT_TIE_TOLERANCE
@@ -260,6 +256,7 @@ def holm(p: Any) -> np.ndarray:
     return out
 
 
+@measure(nan_choices=("raise",))
 def paired_test(
     scores: Any,
     higher_is_better: Any = True,
@@ -319,14 +316,13 @@ def paired_test(
     >>> t.test, t.diff, round(t.p, 4)
     ('mcnemar', 0.4, 0.0215)
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    mat = as_score_matrix(scores)
+    mat = scores
     if isinstance(pair, (str, bytes)) or len(pair) != 2:
         raise ValueError(f"pair must name two models, got {pair!r}")
     a, b = as_label_list(pair, "pair", mat.models)
     rows = [mat.models.index(a), mat.models.index(b)]
     values = mat.values[rows]
-    sub = pd.DataFrame(values, columns=mat.tasks) if isinstance(higher_is_better, pd.Series) else values
+    sub = values
     out = pairwise_comparisons(
         sub,
         higher_is_better,
@@ -344,6 +340,7 @@ def paired_test(
     )
 
 
+@measure(nan_choices=("raise",))
 def pairwise_comparisons(
     scores: Any,
     higher_is_better: Any = True,
@@ -409,13 +406,10 @@ def pairwise_comparisons(
     >>> c.p.round(4).tolist(), c.p_adjusted.round(4).tolist()
     ([0.0625, 0.0625, 1.0], [0.1875, 0.1875, 1.0])
     """
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    test, level, n_boot, n_resamples, tol, seed = _check_options(
-        test, level, n_boot, n_resamples, tol, nan_policy, seed
-    )
-    mat = as_score_matrix(scores)
+    test, level, n_boot, n_resamples = _check_options(test, level, n_boot, n_resamples)
+    mat = scores
     test = _resolve_test(test, mat.values)
-    x = np.where(direction_of(mat, higher_is_better), mat.values, -mat.values)
+    x = mat.oriented
     a, b = np.triu_indices(x.shape[0], k=1)
     p, exact, diff = _p_values(x, a, b, test, tol, n_resamples, seed)
     ci, simultaneous = _bootstrap_intervals(x, a, b, diff, test, tol, n_boot, level, seed)
@@ -439,18 +433,13 @@ def pairwise_comparisons(
     )
 
 
-def _check_options(
-    test: Any, level: Any, n_boot: Any, n_resamples: Any, tol: Any, nan_policy: Any, seed: Any
-) -> tuple[str, float, int, int, float, int]:
-    """The options of every function of this module, validated."""
-    check_nan_policy(nan_policy, ("raise",))
+def _check_options(test: Any, level: Any, n_boot: Any, n_resamples: Any) -> tuple[str, float, int, int]:
+    """The options of every function of this module beyond the measure contract, validated."""
     return (
         check_choice(test, "test", TESTS),
         check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True),
         check_number(n_boot, "n_boot", low=1, integer=True),
         check_number(n_resamples, "n_resamples", low=1, integer=True),
-        check_tol(tol),
-        check_number(seed, "seed", low=0, integer=True),
     )
 
 
@@ -692,6 +681,7 @@ def _redrawn_rank_biserial(d: np.ndarray, counts: np.ndarray, tol: float) -> np.
     return np.where(total > 0, (plus - minus) / np.where(total > 0, total, 1.0), 0.0)
 
 
+@measure(nan_choices=("raise",))
 def rank_sets(
     scores: Any,
     higher_is_better: Any = True,
