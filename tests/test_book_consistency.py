@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,163 @@ def test_built_trade_off_page_gives_vtab_one_value_and_one_status():
 
     recount = cardinal_sensitivity_exact(data.load("VTAB").scores, time_limit=120)
     assert recount.optimal and exact == f"{recount.tau_distance:.3f}"
+
+
+# The reference pages of the back matter (issue 40): the README is short and points at them, and each page
+# is checked against what it describes, so it cannot drift from the command, the requirements or the tree.
+README = ROOT / "README.md"
+REFERENCE_PAGES = [README, BOOK / "install.md", BOOK / "audit-options.md", BOOK / "layout.md"]
+GENERATED = ("_build/", ".venv", ".benchvote-cache", "web_assets", "~")
+TOP_LEVEL_FILE = re.compile(r"^[\w.-]+\.(py|md|yml|yaml|toml|cff|in|txt)$|^(Makefile|LICENSE|postBuild)$")
+
+
+def named_paths(text: str) -> set[str]:
+    """Repository paths a page names: code spans that look like a path or a top-level file, and relative links.
+
+    A path is relative, made of names, and ends with a folder's slash or a file's extension (so `N/A` is none);
+    the targets of roles such as {doc} are left to Sphinx, which fails the build on a missing one.
+    """
+    spans = set(re.findall(r"(?<![}\w])`([^`\s]+)`", text))
+    links = {target.split("#")[0] for target in re.findall(r"\]\(([^)\s]+)\)", text)}
+    candidates = {s for s in spans if "/" in s or TOP_LEVEL_FILE.match(s)} | {t for t in links if t}
+    return {
+        p
+        for p in candidates
+        if re.fullmatch(r"[\w.-]+(/[\w.-]+)*/?", p)
+        and (p.endswith("/") or "." in p.rsplit("/", 1)[-1] or TOP_LEVEL_FILE.match(p))
+        and not p.startswith(GENERATED)
+    }
+
+
+def missing_paths(page: Path, text: str | None = None) -> list[str]:
+    text = page.read_text() if text is None else text
+    return sorted(p for p in named_paths(text) if not (page.parent / p).exists() and not (ROOT / p).exists())
+
+
+@pytest.mark.parametrize("page", REFERENCE_PAGES, ids=lambda p: p.name)
+def test_every_path_a_reference_page_names_exists(page):
+    assert missing_paths(page) == []
+
+
+def test_path_check_catches_a_removed_module():
+    text = (
+        "The HTML page is `lib/benchvote/audit/_report.py`, see [the API](book/api.md), `Makefile`, {doc}`api`, "
+        "`N/A`, `/usr/bin/chromium`, `_build/html/` and [the site](https://example.org/a.html).\n"
+    )
+    assert named_paths(text) == {"lib/benchvote/audit/_report.py", "book/api.md", "Makefile"}
+    assert missing_paths(README, text) == ["lib/benchvote/audit/_report.py"]
+
+
+def test_layout_page_names_every_folder_of_the_repository():
+    text = (BOOK / "layout.md").read_text()
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    folders = {line.split("/", 1)[0] for line in files.splitlines() if "/" in line}
+    assert {"lib", "notebooks", "tests"} <= folders
+    assert sorted(f for f in folders if f"`{f}/`" not in text) == []
+
+
+def audit_parser():
+    """The `benchvote audit` subcommand's parser, as the command builds it."""
+    import argparse
+
+    from benchvote import cli
+
+    sub = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices["audit"]
+
+
+def documented_options(text: str) -> dict[str, str]:
+    """Each option of the audit page's table with the rest of its row (default and description)."""
+    section = text.split("## Every option", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `--"):
+            rows[re.match(r"`(--[a-z][a-z-]*)", cells[0]).group(1)] = " | ".join(cells[1:])
+    return rows
+
+
+def option_mismatches(text: str) -> list[str]:
+    """What the audit page's table says differently from the command's parser."""
+    rows = documented_options(text)
+    actions = {s: a for a in audit_parser()._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+    wrong = [f"{o}: not on the page" for o in sorted(set(actions) - set(rows))]
+    wrong += [f"{o}: not an option of the command" for o in sorted(set(rows) - set(actions))]
+    for option in sorted(set(rows) & set(actions)):
+        action, row = actions[option], rows[option]
+        default = action.default
+        if isinstance(default, (int, float, str)) and not isinstance(default, bool):
+            shown = f"{default:g}" if isinstance(default, float) else str(default)
+            if f"`{shown}`" not in row.split(" | ")[0]:
+                wrong.append(f"{option}: default {shown} is not the page's {row.split(' | ')[0]!r}")
+        missing = [c for c in action.choices or [] if f"`{c}`" not in row]
+        if missing:
+            wrong.append(f"{option}: choices {missing} not on the page")
+    return wrong
+
+
+def test_audit_options_page_lists_exactly_the_commands_options():
+    text = (BOOK / "audit-options.md").read_text()
+    assert option_mismatches(text) == []
+    assert "`--normalize`" in text and all(f"`{n}`" in text for n in ("zscore", "minmax", "rank", "baseline:MODEL"))
+
+
+def test_option_check_catches_a_missing_option_and_a_wrong_default():
+    text = (BOOK / "audit-options.md").read_text()
+    dropped = "\n".join(line for line in text.splitlines() if not line.startswith("| `--timings`"))
+    assert option_mismatches(dropped) == ["--timings: not on the page"]
+    changed = text.replace("| `--n-boot` | `1000` |", "| `--n-boot` | `2000` |")
+    assert option_mismatches(changed) == ["--n-boot: default 1000 is not the page's '`2000`'"]
+    invented = text.replace("| `--quiet` |", "| `--silent` | off | nothing |\n| `--quiet` |")
+    assert option_mismatches(invented) == ["--silent: not an option of the command"]
+
+
+def test_readme_first_audit_is_a_valid_command_on_a_shipped_table():
+    text = README.read_text()
+    section = text.split("## A first audit", 1)[1].split("\n## ", 1)[0]
+    command = re.search(r"```bash\n(.*?)\n```", section, flags=re.S).group(1).split()
+    assert command[0].endswith("benchvote") and command[1] == "audit"
+    args = audit_parser().parse_args(command[2:])
+    assert (ROOT / args.scores).is_file() and args.scores.startswith("data/")
+    assert args.html == "report.html" and args.json == "report.json"
+    assert "`report.html`" in section and "`report.json`" in section
+
+
+def test_readme_is_short_and_gives_the_two_commands():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 80
+    assert "make book   #" in text and "make test   #" in text and "Python 3.11" in text and "chromium" in text
+    assert "make test\n" in (ROOT / ".ci" / "run").read_text()  # CI runs exactly the README's test command
+    for page in ("install", "audit-options", "layout", "api"):
+        assert f"(book/{page}.md" in text, f"the README does not link book/{page}.md"
+
+
+def requirement_names(text: str) -> set[str]:
+    names = set()
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            names.add(re.split(r"[=<>;\[ ]", line, maxsplit=1)[0].lower())
+    return names
+
+
+def unexplained(requirements: str, page: str) -> list[str]:
+    """Packages of requirements.in without a row in the page's table of reasons."""
+    table = page.split("## Why each dependency is there", 1)[1].split("\n## ", 1)[0]
+    first = {
+        n.strip().split(" ")[0].lower()
+        for line in table.splitlines()
+        if line.startswith("| ")
+        for n in line.split("|")[1].split(",")
+    }
+    return sorted(requirement_names(requirements) - first)
+
+
+def test_every_pinned_package_says_why_it_is_there():
+    page = (BOOK / "install.md").read_text()
+    assert unexplained((ROOT / "requirements.in").read_text(), page) == []
+
+
+def test_reason_check_catches_a_new_package():
+    page = (BOOK / "install.md").read_text()
+    assert unexplained("numpy==2.0\nleftpad>=1  # why?\n--extra-index-url https://x\n", page) == ["leftpad"]
