@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import time
 from typing import Any
 
@@ -389,9 +390,7 @@ def _cardinal_boxes(
     reports no proof.
     """
 
-    import heapq
-
-    from ._boxes import box_margins, evaluate_boxes, halve_boxes
+    from ._boxes import box_margins, evaluate_boxes
 
     lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
     n = d.shape[1]
@@ -399,47 +398,16 @@ def _cardinal_boxes(
     # (its smallest value over the box is at least its rounding margin, so it never counts robustly)
     live = prob.reversible_alone()
     d, slack = np.ascontiguousarray(d[live]), slack[live]
-    d_cols, d_abs = np.ascontiguousarray(d.T), np.abs(d)
-    margin = box_margins(d, slack, hi)
-    # first incumbent: the caller's weights, and an exact coordinate search from a few seeded random starts
-    rng = np.random.default_rng(seed)
-
-    def polished(a0: np.ndarray) -> tuple[np.ndarray, int]:
-        """The coordinate search from ``a0`` and the robust count it reaches."""
-        a, _ = _coordinate_polish(d, a0, lo, hi, rng)
-        return a, prob.robust_count(a)
-
-    best_a, best = hi.copy(), prob.robust_count(hi)
-    starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
-    starts += [np.exp(rng.uniform(np.log(lo), np.log(hi))) for _ in range(4 if incumbent is not None else 8)]
-    for a0 in starts:
-        a, count = polished(a0)
-        if count > best:
-            best_a, best = a, count
-
-    def try_centres(centre_counts: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray) -> None:
-        """A centre that may beat the incumbent is recounted robustly, then polished."""
-        nonlocal best_a, best
-        if len(centre_counts) == 0:
-            return
-        k = int(np.argmax(centre_counts))
-        if centre_counts[k] > best:
-            centre = (box_lo[k] + box_hi[k]) / 2
-            count = prob.robust_count(centre)
-            if count > best:
-                best_a, best = centre, count
-                a, count = polished(best_a)
-                if count > best:
-                    best_a, best = a, count
-
+    search = _BoxSearch(prob, d, box_margins(d, slack, hi), np.random.default_rng(seed), time_limit, work_limit, t0)
+    search.first_incumbent(incumbent)
     # one face per weight: a_t at its upper end (every weight vector scales onto one of them)
     face_lo, face_hi = np.tile(lo, (n, 1)), np.tile(hi, (n, 1))
     face_lo[np.arange(n), np.arange(n)] = hi
     everything = np.arange(len(d), dtype=np.int32)
     bound, base, centres, split, off, pk, low, high = evaluate_boxes(
-        d, d_abs, margin, face_lo, face_hi, np.zeros(n, dtype=np.int64), everything, sample
+        d, search.d_abs, search.margin, face_lo, face_hi, np.zeros(n, dtype=np.int64), everything, sample
     )
-    try_centres(centres, face_lo, face_hi)
+    search.try_centres(centres, face_lo, face_hi)
     # a group of boxes: their ends, bases, bounds, split weights, halvings since their values were
     # computed from their ends, and their lists of undecided pairs (offsets, pairs, low, high)
     faces = (face_lo, face_hi, base, bound, split, np.zeros(n, dtype=np.int64), off, pk, low, high)
@@ -447,66 +415,21 @@ def _cardinal_boxes(
     heap: list[tuple[Any, ...]] = [(-int(centres.max()), -int(bound.max()), 0, faces)]
     tick = 1
     stopped = ""
-    work = 0  # boxes evaluated: the deterministic budget
-    stuck = -1  # the largest bound of a box too narrow to halve
-
-    def out_of_budget() -> str:
-        if work_limit is not None and work >= work_limit:
-            return "work_limit"
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            return "time_limit"
-        return ""
-
     while heap:
-        stopped = out_of_budget()
+        stopped = search.out_of_budget()
         if stopped:
             break
         _, neg_top, _, boxes = heapq.heappop(heap)
-        if -neg_top <= best:
+        if -neg_top <= search.best:
             continue
-        stack = [(-neg_top, 0, boxes)]
-        for _ in range(dive):
-            if not stack or out_of_budget():
-                break
-            top, _, boxes = stack.pop()
-            if top <= best:
-                continue
-            box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
-            c_lo, c_hi, c_base, c_bound, c_cen, c_split, c_upd, c_off, c_pk, c_low, c_high, narrow = halve_boxes(
-                d, d_cols, d_abs, margin, box_lo, box_hi, base, bound, split, updates, off, pk, low, high, best, sample
-            )
-            stuck = max(stuck, int(narrow))
-            work += len(c_lo)
-            try_centres(c_cen, c_lo, c_hi)
-            for c in range(0, len(c_lo), group):
-                part = slice(c, c + group)
-                start, stop = c_off[c], c_off[min(c + group, len(c_lo))]
-                stack.append(
-                    (
-                        int(c_bound[part].max()),
-                        int(c_cen[part].max()),
-                        (
-                            c_lo[part],
-                            c_hi[part],
-                            c_base[part],
-                            c_bound[part],
-                            c_split[part],
-                            c_upd[part],
-                            c_off[c : c + group + 1] - start,
-                            c_pk[start:stop],
-                            c_low[start:stop],
-                            c_high[start:stop],
-                        ),
-                    )
-                )
-        for top, cen, boxes in stack:
-            if top > best:
-                heapq.heappush(heap, (-cen, -top, tick, boxes))
+        for top, cen, left_open in search.dive(boxes, -neg_top, dive, group, sample):
+            if top > search.best:
+                heapq.heappush(heap, (-cen, -top, tick, left_open))
                 tick += 1
-    upper = max([best] + [-entry[1] for entry in heap])
-    if stuck > best:
-        upper = max(upper, stuck)
-    best_a = _widest_margin(prob, d[d @ best_a < -slack], best_a)
+    upper = max([search.best] + [-entry[1] for entry in heap])
+    if search.stuck > search.best:
+        upper = max(upper, search.stuck)
+    best_a = _widest_margin(prob, d[d @ search.best_a < -slack], search.best_a)
     return _finish_cardinal(
         prob,
         best_a,
@@ -514,8 +437,113 @@ def _cardinal_boxes(
         upper=upper,
         seconds=time.perf_counter() - t0,
         stopped=stopped,
-        work=work,
+        work=search.work,
     )
+
+
+class _BoxSearch:
+    """One run of the box search of :func:`_cardinal_boxes`: the incumbent, the work done and the budget.
+
+    ``d`` holds the pairs some weighting of the whole box reverses, ``margin`` their rounding margins.
+    """
+
+    def __init__(
+        self,
+        prob: _CardinalProblem,
+        d: np.ndarray,
+        margin: np.ndarray,
+        rng: np.random.Generator,
+        time_limit: float | None,
+        work_limit: int | None,
+        t0: float,
+    ):
+        self.prob, self.d, self.margin, self.rng = prob, d, margin, rng
+        self.d_cols, self.d_abs = np.ascontiguousarray(d.T), np.abs(d)
+        self.time_limit, self.work_limit, self.t0 = time_limit, work_limit, t0
+        self.best_a, self.best = prob.hi.copy(), prob.robust_count(prob.hi)
+        self.work = 0  # boxes evaluated: the deterministic budget
+        self.stuck = -1  # the largest bound of a box too narrow to halve
+
+    def polished(self, a0: np.ndarray) -> tuple[np.ndarray, int]:
+        """The coordinate search from ``a0`` and the robust count it reaches."""
+        a, _ = _coordinate_polish(self.d, a0, self.prob.lo, self.prob.hi, self.rng)
+        return a, self.prob.robust_count(a)
+
+    def first_incumbent(self, incumbent: np.ndarray | None) -> None:
+        """The caller's weights, and an exact coordinate search from a few seeded random starts."""
+        lo, hi = self.prob.lo, self.prob.hi
+        starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
+        starts += [np.exp(self.rng.uniform(np.log(lo), np.log(hi))) for _ in range(4 if incumbent is not None else 8)]
+        for a0 in starts:
+            a, count = self.polished(a0)
+            if count > self.best:
+                self.best_a, self.best = a, count
+
+    def try_centres(self, centre_counts: np.ndarray, box_lo: np.ndarray, box_hi: np.ndarray) -> None:
+        """A centre that may beat the incumbent is recounted robustly, then polished."""
+        if len(centre_counts) == 0:
+            return
+        k = int(np.argmax(centre_counts))
+        if centre_counts[k] > self.best:
+            centre = (box_lo[k] + box_hi[k]) / 2
+            count = self.prob.robust_count(centre)
+            if count > self.best:
+                self.best_a, self.best = centre, count
+                a, count = self.polished(self.best_a)
+                if count > self.best:
+                    self.best_a, self.best = a, count
+
+    def out_of_budget(self) -> str:
+        if self.work_limit is not None and self.work >= self.work_limit:
+            return "work_limit"
+        if self.time_limit is not None and time.perf_counter() - self.t0 > self.time_limit:
+            return "time_limit"
+        return ""
+
+    def dive(self, boxes: tuple, top: int, dive: int, group: int, sample: int) -> list[tuple[int, int, tuple]]:
+        """Search a group depth first for ``dive`` levels; the groups left open, as (bound, centre count, boxes)."""
+        from ._boxes import halve_boxes
+
+        stack = [(top, 0, boxes)]
+        for _ in range(dive):
+            if not stack or self.out_of_budget():
+                break
+            top, _, boxes = stack.pop()
+            if top <= self.best:
+                continue
+            box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
+            children = halve_boxes(
+                self.d, self.d_cols, self.d_abs, self.margin, box_lo, box_hi, base, bound, split, updates, off, pk,
+                low, high, self.best, sample,
+            )  # fmt: skip
+            self.stuck = max(self.stuck, int(children[-1]))
+            self.work += len(children[0])
+            self.try_centres(children[4], children[0], children[1])
+            stack += _groups(children, group)
+        return stack
+
+
+def _groups(children: tuple, group: int) -> list[tuple[int, int, tuple]]:
+    """The halved boxes in groups of at most ``group``: (largest bound, best centre count, the group's boxes)."""
+    c_lo, c_hi, c_base, c_bound, c_cen, c_split, c_upd, c_off, c_pk, c_low, c_high, _ = children
+    out = []
+    for c in range(0, len(c_lo), group):
+        part = slice(c, c + group)
+        start, stop = c_off[c], c_off[min(c + group, len(c_lo))]
+        boxes = (
+            c_lo[part],
+            c_hi[part],
+            c_base[part],
+            c_bound[part],
+            c_split[part],
+            c_upd[part],
+            c_off[c : c + group + 1] - start,
+            c_pk[start:stop],
+            c_low[start:stop],
+            c_high[start:stop],
+        )
+        out.append((int(c_bound[part].max()), int(c_cen[part].max()), boxes))
+    return out
 
 
 def _triangle_cuts(before: np.ndarray, cand: list, offset: int):
