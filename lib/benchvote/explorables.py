@@ -136,8 +136,8 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the stylesheet, the payload and the two scripts of :func:`_scripts`
-        (the runtime, about 17 KB, then the kind's, 3 to 11 KB)."""
+        """The fragment: a ``div`` with the stylesheet, the payload and two scripts: the shared runtime
+        (``_web/explorables.js``, about 17 KB), then the kind's own (``_web/explorables.<kind>.js``, 3 to 11 KB)."""
         payload = script_json(self.data)
         code = "".join(f"<script>{_asset(name)}</script>" for name in _scripts(self.kind))
         return (
