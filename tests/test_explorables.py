@@ -8,6 +8,8 @@ Debian's Chromium but not the built book (marker ``browser``).
 from __future__ import annotations
 
 import json
+import re
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -119,9 +121,32 @@ def test_html_is_self_contained():
     s = _table(np.random.default_rng(0), 4, 3)
     s.index = ["</script><b>x", "M1", "M2", "M3"]
     text = ex.cell_knockout(s).to_html()
-    assert text.count("</script>") == 2  # the payload's own closing tag and the script's: the label is escaped
+    # the payload's own closing tag and the two scripts' (runtime, then kind): the label is escaped
+    assert text.count("</script>") == 3
+    assert text.index("/* benchvote explorables, the shared runtime") < text.index('BV.register("cell-knockout"')
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
     assert ex.cell_knockout(s)._repr_html_() == text
+
+
+WEB = resources.files("benchvote") / "_web"
+
+
+def test_every_kind_has_its_page_script_and_every_page_script_a_kind():
+    on_disk = {p.name for p in WEB.iterdir() if re.fullmatch(r"explorables\..+\.js", p.name)}
+    assert on_disk == {ex._scripts(kind)[1] for kind in ex.KINDS}
+    for kind in ex.KINDS:
+        runtime, own = ex._scripts(kind)
+        assert runtime == "explorables.js"
+        assert re.findall(r"BV\.register\(\"([^\"]*)\"", (WEB / own).read_text(encoding="utf-8")) == [kind]
+    assert 'BV.register("' not in (WEB / "explorables.js").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", sorted({name for kind in ex.KINDS for name in ex._scripts(kind)}))
+def test_page_scripts_can_be_inlined_as_classic_scripts(name):
+    """Inlined in a ``<script>`` element: nothing may close it or open a comment, and no module syntax (file://)."""
+    text = (WEB / name).read_text(encoding="utf-8")
+    assert "</script" not in text.lower() and "<!--" not in text
+    assert not re.search(r"^\s*(import|export)\b", text, re.MULTILINE)
 
 
 def test_domain_lookup_is_the_library_report_of_every_subset():
@@ -388,6 +413,32 @@ def test_one_registry_of_kinds(standalone):
     page, _ = standalone
     assert sorted(page.evaluate("() => window.benchvoteExplorables.kinds")) == sorted(ex.KINDS) == sorted(CHECKS)
     assert all(ex.KINDS[kind].__name__ in ex.__all__ for kind in ex.KINDS)
+
+
+@pytest.mark.browser
+def test_each_kind_mounts_alone_from_a_file(standalone, tmp_path):
+    """A kind's script needs only the runtime: alone on a page opened from ``file://``, each explorable mounts and
+    registers its own kind and no other."""
+    page, _ = standalone
+    seen = {}
+    errors: list[str] = []
+    for x in _explorables(np.random.default_rng(2026)):
+        if x.kind in seen:
+            continue
+        path = tmp_path / f"{x.kind}.html"
+        path.write_text(
+            f"<!doctype html><html><head><meta charset='utf-8'><title>{x.kind}</title></head>"
+            f"<body>{x.to_html()}</body></html>",
+            encoding="utf-8",
+        )
+        alone = page.context.browser.new_page()
+        alone.on("pageerror", lambda e: errors.append(str(e)))
+        alone.goto(path.as_uri())
+        kinds = alone.evaluate("() => window.benchvoteExplorables.kinds")
+        seen[x.kind] = (kinds, alone.locator(".bv-explorable[data-mounted=yes]").count())
+        alone.close()
+    assert seen == {kind: ([kind], 1) for kind in ex.KINDS}
+    assert not errors, errors
 
 
 @pytest.mark.browser

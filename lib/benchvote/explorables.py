@@ -1,8 +1,10 @@
 """Rank-flip controls that compute in the page: they work on the static site, offline, and in Jupyter alike.
 
 Each function returns an :class:`Explorable`, a self-contained HTML fragment
-(controls, a chart, a JSON payload and a small script shipped with the
-package).  It needs no kernel, no CDN and no JavaScript library.  The payload
+(controls, a chart, a JSON payload and two small scripts shipped with the
+package: the shared runtime ``_web/explorables.js``, then the kind's own
+``_web/explorables.<kind>.js``, which registers itself with the runtime).
+It needs no kernel, no CDN and no JavaScript library.  The payload
 holds the library's own results wherever the page cannot recompute them:
 
 * :func:`model_toggle`: pairwise win and comparison counts
@@ -35,7 +37,8 @@ Every explorable also carries a guided path, :attr:`Explorable.steps`: what
 to do and what the reader should then see, written here from the library's
 own results.  The page prints the steps under the controls, and the browser
 tests perform each one and compare the page with the expected outcome.
-:data:`KINDS` is the one registry of kinds that the code and the tests loop over.
+:data:`KINDS` is the one registry of kinds that the code and the tests loop over; each kind has
+exactly one page script.
 
 The site tests drive every control in Chromium and compare what the page shows
 with these functions' library counterparts.
@@ -47,8 +50,10 @@ import html
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
 from importlib import resources
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -64,7 +69,19 @@ from ._validation import (
     numbered,
     split_table,
 )
-from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
+from .aggregation import mean_score, mean_win_rate, pairwise_wins, protected_ranking
+from .domains import domain_report, profile_majority, rankings_from_scores
+from .missing import knock_out, partial_borda
+from .positional import positional_winners
+from .ranking import (
+    DEFAULT_TIE_TOLERANCE,
+    changed_pairs,
+    flipped_pairs,
+    kendall_tau_distance,
+    max_rank_change,
+    rank,
+)
+from .strategy import water_filling
 
 __all__ = [
     "KINDS",
@@ -85,6 +102,24 @@ def _asset(name: str) -> str:
     return (resources.files("benchvote") / "_web" / name).read_text(encoding="utf-8")
 
 
+#: The shared runtime of the page: ranks and ties by the library's definitions, drawing, the registry of kinds.
+_RUNTIME = "explorables.js"
+
+
+def _scripts(kind: str) -> tuple[str, str]:
+    """The files in ``benchvote/_web`` that an explorable of ``kind`` runs, in order: the runtime, then its kind's.
+
+    Each is a classic script (no modules, so that a page opened from ``file://`` works), inlined by
+    :meth:`Explorable.to_html`; the kind's script registers the kind with the runtime and mounts the explorable.
+
+    Examples
+    --------
+    >>> _scripts("effort")
+    ('explorables.js', 'explorables.effort.js')
+    """
+    return (_RUNTIME, f"explorables.{kind}.js")
+
+
 @dataclass(frozen=True)
 class Explorable:
     """A control and its chart, rendered as one HTML fragment that computes in the page.
@@ -101,14 +136,16 @@ class Explorable:
     data: dict = field(repr=False)
 
     def to_html(self) -> str:
-        """The fragment: a ``div`` with the payload, the stylesheet and the script (the script alone is about 62 KB)."""
+        """The fragment: a ``div`` with the stylesheet, the payload and two scripts: the shared runtime
+        (``_web/explorables.js``, about 17 KB), then the kind's own (``_web/explorables.<kind>.js``, 3 to 11 KB)."""
         payload = script_json(self.data)
+        code = "".join(f"<script>{_asset(name)}</script>" for name in _scripts(self.kind))
         return (
             f'<div class="bv-explorable" data-kind="{html.escape(self.kind)}">'
             f"<style>{_asset('explorables.css')}</style>"
             f'<script type="application/json" class="bv-data">{payload}</script>'
             f"<noscript>This control needs JavaScript.</noscript>"
-            f"<script>{_asset('explorables.js')}</script></div>"
+            f"{code}</div>"
         )
 
     def _repr_html_(self) -> str:
@@ -129,8 +166,6 @@ def _step(say: str, see: str, do: list[dict], view: dict | None = None, text: Se
 
 def _describe(before: Any, after: Any, labels: Sequence[str]) -> list[str]:
     """How each changed pair now stands, in the words of the page's summary ("A now ahead of B", "A and B now tie")."""
-    from .ranking import changed_pairs
-
     out = []
     for i, j in changed_pairs(np.asarray(before, dtype=float), np.asarray(after, dtype=float)):
         a, b = labels[i], labels[j]
@@ -245,8 +280,6 @@ def model_toggle(
     >>> x.data["base"], x.data["wins"][0]
     ([2.0, 1.0], [0, 1, 3])
     """
-    from .aggregation import pairwise_wins, protected_ranking
-
     check_choice(convention, "convention", ("strict", "quantile"))
     tol = check_tol(tol)
     columns = check_number(columns, "columns", low=1, integer=True)
@@ -322,8 +355,6 @@ def _rate_text(f: Any) -> str:
 
 def _toggle_rates(data: dict, added: list[int]) -> list[Any]:
     """Exact win rates of the protected models with the pool models ``added`` (indices), as the page sums them."""
-    from fractions import Fraction
-
     p = len(data["protected"])
     if data["convention"] == "quantile":
         return [Fraction(a, b) for a, b in data["fractions"][sum(2**k for k in added)]]
@@ -335,74 +366,79 @@ def _toggle_rates(data: dict, added: list[int]) -> list[Any]:
     ]
 
 
-def _toggle_steps(frame: pd.DataFrame, higher_is_better: Any, protected: list, pool: list, data: dict) -> list[dict]:
-    """The guided path of :func:`model_toggle`, with outcomes from :func:`benchvote.protected_ranking`."""
-    from .aggregation import protected_ranking
-    from .ranking import changed_pairs, flipped_pairs
-
-    def outcome(added: list[int]) -> dict | None:
-        try:
-            after = _ranks(
-                protected_ranking(
-                    frame,
-                    higher_is_better,
-                    protected=protected,
-                    added=[pool[k] for k in added],
-                    convention=data["convention"],
-                    tol=data["tol"],
-                )
+def _toggle_outcome(
+    frame: pd.DataFrame, higher_is_better: Any, protected: list, pool: list, data: dict, added: list[int]
+) -> dict | None:
+    """What the page of :func:`model_toggle` shows with the pool models ``added`` (indices) ticked: the sentence
+    ``see``, the ``view`` (``bvView()``) and the summary's ``text``, from :func:`benchvote.protected_ranking`;
+    ``None`` when the library refuses that field."""
+    try:
+        after = _ranks(
+            protected_ranking(
+                frame,
+                higher_is_better,
+                protected=protected,
+                added=[pool[k] for k in added],
+                convention=data["convention"],
+                tol=data["tol"],
             )
-        except ValueError:  # the library refuses this field (two models share no task)
-            return None
-        rates = _toggle_rates(data, added)
-        changed = changed_pairs(np.asarray(data["base"]), np.asarray(after))
-        parts = _describe(data["base"], after, data["protected"])
-        shown = list(parts[:2])
-        if changed:  # the numbers behind the first change, in the order the sentence names the models
-            i, j = changed[0] if after[changed[0][0]] <= after[changed[0][1]] else changed[0][::-1]
-            names = data["protected"]
-            shown[0] += f" ({names[i]} at {_rate_text(rates[i])}, {names[j]} at {_rate_text(rates[j])})"
-        see = "; ".join(shown) + (f" and {len(parts) - 2} more" if len(parts) > 2 else "")
-        view = {
-            "added": [data["pool"][k] for k in added],
-            "after": after,
-            "changed": len(changed),
-            "reversed": len(flipped_pairs(np.asarray(data["base"]), np.asarray(after))),
-            "fractions": [f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator) for f in rates],
-        }
-        return {"see": see or "no pair of protected models changes order", "view": view, "text": parts[:2]}
+        )
+    except ValueError:  # the library refuses this field (two models share no task)
+        return None
+    rates = _toggle_rates(data, added)
+    changed = changed_pairs(np.asarray(data["base"]), np.asarray(after))
+    parts = _describe(data["base"], after, data["protected"])
+    shown = list(parts[:2])
+    if changed:  # the numbers behind the first change, in the order the sentence names the models
+        i, j = changed[0] if after[changed[0][0]] <= after[changed[0][1]] else changed[0][::-1]
+        names = data["protected"]
+        shown[0] += f" ({names[i]} at {_rate_text(rates[i])}, {names[j]} at {_rate_text(rates[j])})"
+    see = "; ".join(shown) + (f" and {len(parts) - 2} more" if len(parts) > 2 else "")
+    view = {
+        "added": [data["pool"][k] for k in added],
+        "after": after,
+        "changed": len(changed),
+        "reversed": len(flipped_pairs(np.asarray(data["base"]), np.asarray(after))),
+        "fractions": [f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator) for f in rates],
+    }
+    return {"see": see or "no pair of protected models changes order", "view": view, "text": parts[:2]}
 
-    steps = []
+
+def _toggle_first_step(data: dict, outcome: Callable[[list[int]], dict | None]) -> dict | None:
+    """The first step of :func:`model_toggle`'s path: the certificate that reverses the most pairs or, without
+    certificates, the pool model that alone changes the most pairs (``None`` when none changes any)."""
     if data["certificates"]:
         found: list[tuple[int, dict]] = [
             (k, o) for k, c in enumerate(data["certificates"]) if (o := outcome(sorted(c))) is not None
         ]
         k, o = max(found, key=lambda ko: (ko[1]["view"]["reversed"], -ko[0]))
         names = _names([data["pool"][q] for q in data["certificates"][k]])
-        steps.append(
-            _step(
-                f"Press “certificate {k + 1}”, which ticks {names} and nothing else.",
-                o["see"],
-                [{"op": "click", "name": f"cert-{k}"}],
-                o["view"],
-                o["text"],
-            )
+        return _step(
+            f"Press “certificate {k + 1}”, which ticks {names} and nothing else.",
+            o["see"],
+            [{"op": "click", "name": f"cert-{k}"}],
+            o["view"],
+            o["text"],
         )
-    else:
-        alone: list[tuple[int, dict]] = [
-            (k, o) for k in range(len(pool)) if (o := outcome([k])) is not None and o["view"]["changed"]
-        ]
-        if alone:
-            k, o = max(alone, key=lambda ko: (ko[1]["view"]["changed"], -ko[0]))
-            steps.append(
-                _step(
-                    f"Tick {data['pool'][k]} alone.",
-                    o["see"],
-                    [{"op": "boxes", "on": [f"add-{k}"]}],
-                    o["view"],
-                    o["text"],
-                )
-            )
+    alone: list[tuple[int, dict]] = [
+        (k, o) for k in range(len(data["pool"])) if (o := outcome([k])) is not None and o["view"]["changed"]
+    ]
+    if not alone:
+        return None
+    k, o = max(alone, key=lambda ko: (ko[1]["view"]["changed"], -ko[0]))
+    return _step(
+        f"Tick {data['pool'][k]} alone.", o["see"], [{"op": "boxes", "on": [f"add-{k}"]}], o["view"], o["text"]
+    )
+
+
+def _toggle_steps(frame: pd.DataFrame, higher_is_better: Any, protected: list, pool: list, data: dict) -> list[dict]:
+    """The guided path of :func:`model_toggle`, with outcomes from :func:`benchvote.protected_ranking`."""
+
+    def outcome(added: list[int]) -> dict | None:
+        return _toggle_outcome(frame, higher_is_better, protected, pool, data, added)
+
+    first = _toggle_first_step(data, outcome)
+    steps = [] if first is None else [first]
     if len(pool) > 1:
         every = outcome(list(range(len(pool))))
         if every is not None:
@@ -428,10 +464,6 @@ def _quantile_fractions(
     Counted from :func:`benchvote.rank` on each task's observed scores and checked against
     :func:`benchvote.mean_win_rate`, so that the page can print fractions such as 7/9.
     """
-    from fractions import Fraction
-
-    from .aggregation import mean_win_rate
-
     field_frame = frame.loc[protected + added]
     values = field_frame.to_numpy(dtype=float)
     totals = [Fraction(0)] * len(protected)
@@ -512,6 +544,8 @@ def label_noise(
     >>> label_noise(s, eps=0.5, worst=[1.0, 0.5]).data["before"]
     [1.5, 1.5, 3.0]
     """
+    # imported on use: benchvote.sensitivity loads numba and its solvers, about 5 s on a first import
+    # (python -X importtime), which no other explorable needs
     from .sensitivity import cardinal_sensitivity, default_eps
 
     tol = check_tol(tol)
@@ -556,7 +590,6 @@ def _noise_steps(
     values: np.ndarray, tasks: list[str], before: Any, worst: np.ndarray, eps: float, tol: float
 ) -> list[dict]:
     """The guided path of :func:`label_noise`: the worst case, then the one task whose silencing alone moves most."""
-    from .ranking import max_rank_change
 
     def outcome(alpha: np.ndarray) -> tuple[dict, str]:
         after = rank(values @ alpha / alpha.sum(), tol=tol)
@@ -635,9 +668,6 @@ def missing_share(
     >>> x.data["states"][0]["tau"]
     [0.0, 0.0]
     """
-    from .aggregation import mean_score
-    from .missing import knock_out, partial_borda
-
     tol = check_tol(tol)
     scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores, allow_nan=True)
@@ -754,10 +784,6 @@ def cell_knockout(
 
 def _knockout_steps(frame: pd.DataFrame, direction: np.ndarray, tol: float) -> list[dict]:
     """The guided path of :func:`cell_knockout`: the one cell whose removal changes the mean's order most."""
-    from .aggregation import mean_score
-    from .missing import partial_borda
-    from .ranking import changed_pairs
-
     labels = [str(x) for x in frame.index]
 
     def ranks(table: pd.DataFrame) -> list[list[float]] | None:
@@ -870,7 +896,6 @@ def effort(
 
 def _effort_steps(a: np.ndarray, b: np.ndarray, tasks: list[str], budget: float, budget_range: list) -> list[dict]:
     """The guided path of :func:`effort`, with outcomes from :func:`benchvote.strategy.water_filling`."""
-    from .strategy import water_filling
 
     def slope(ai: float, bi: float) -> Callable[[float], float]:
         return lambda x: ai * bi / (1 + bi * x)
@@ -965,10 +990,6 @@ def domain_explorer(
     >>> x.data["lookup"]["7"]
     [None, False, 1]
     """
-    from itertools import combinations
-
-    from .domains import domain_report, profile_majority, rankings_from_scores
-
     tol = check_tol(tol)
     scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores)
@@ -1098,8 +1119,6 @@ def positional_rule(
     >>> [st["view"]["winners"] for st in positional_rule(s).steps]
     [['B'], ['A', 'B']]
     """
-    from .positional import positional_winners
-
     tol = check_tol(tol)
     scores, higher_is_better = split_table(scores, higher_is_better)
     frame = as_score_frame(scores)
@@ -1181,7 +1200,7 @@ def _positional_steps(winners: pd.DataFrame, labels: list[str], start: int) -> l
     return steps
 
 
-#: Every kind of explorable and the function that builds it; the page script defines the same kinds.
+#: Every kind of explorable and the function that builds it; each has its page script, ``_web/explorables.<kind>.js``.
 KINDS = {
     "model-toggle": model_toggle,
     "label-noise": label_noise,
