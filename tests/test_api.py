@@ -104,12 +104,6 @@ OWN_VALIDATION = {
     "missing.two_level_borda": "takes a dict or list of instance tables, one per task",
     "intervals.instance_rank_intervals": "takes a long table of instance scores (model, task, instance, score)",
     "audit.audit": "reads long or wide tables, directions by task name and per-task units (benchvote.audit._prepare)",
-    "explorables.model_toggle": "builds a page's data (to be moved onto the contract with the explorables' split)",
-    "explorables.label_noise": "builds a page's data (to be moved onto the contract with the explorables' split)",
-    "explorables.missing_share": "builds a page's data (to be moved onto the contract with the explorables' split)",
-    "explorables.cell_knockout": "builds a page's data (to be moved onto the contract with the explorables' split)",
-    "explorables.domain_explorer": "builds a page's data (to be moved onto the contract with the explorables' split)",
-    "explorables.positional_rule": "builds a page's data (to be moved onto the contract with the explorables' split)",
 }
 
 

@@ -60,14 +60,11 @@ import numpy as np
 import pandas as pd
 
 from ._validation import (
-    as_direction,
     as_label_list,
-    as_score_frame,
     check_choice,
     check_number,
-    check_tol,
+    measure,
     numbered,
-    split_table,
 )
 from .aggregation import mean_score, mean_win_rate, pairwise_wins, protected_ranking
 from .domains import domain_report, profile_majority, rankings_from_scores
@@ -209,18 +206,13 @@ def script_json(data: Any) -> str:
     return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text)
 
 
-def _direction(frame: pd.DataFrame, higher_is_better: Any) -> np.ndarray:
-    return as_direction(
-        higher_is_better, frame.shape[1], list(frame.columns) if isinstance(higher_is_better, pd.Series) else None
-    )
-
-
 def _ranks(values: Any) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=float)]
 
 
+@measure(allow_nan=True, allow_empty_rows=True)
 def model_toggle(
-    scores: pd.DataFrame,
+    scores: Any,
     higher_is_better: Any = True,
     *,
     protected: Sequence,
@@ -281,10 +273,8 @@ def model_toggle(
     ([2.0, 1.0], [0, 1, 3])
     """
     check_choice(convention, "convention", ("strict", "quantile"))
-    tol = check_tol(tol)
     columns = check_number(columns, "columns", low=1, integer=True)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores, allow_nan=True, allow_empty_rows=True)
+    frame = scores.frame()
     protected = as_label_list(protected, "protected", frame.index)
     pool = as_label_list(pool, "pool", frame.index)
     checked = as_label_list(checked, "checked", pool)
@@ -300,7 +290,7 @@ def model_toggle(
     base = protected_ranking(frame, higher_is_better, protected=protected, convention=convention, tol=tol)
     field_labels = protected + pool
     sub = frame.loc[field_labels]
-    direction = _direction(frame, higher_is_better)
+    direction = scores.direction
     data: dict[str, Any] = {
         "protected": [str(x) for x in protected],
         "pool": [str(x) for x in pool],
@@ -493,8 +483,9 @@ def _chains(values: np.ndarray, tol: float) -> bool:
     return False
 
 
+@measure(allow_nan=False)
 def label_noise(
-    scores: pd.DataFrame,
+    scores: Any,
     higher_is_better: Any = True,
     *,
     top: int = 15,
@@ -548,11 +539,9 @@ def label_noise(
     # (python -X importtime), which no other explorable needs
     from .sensitivity import cardinal_sensitivity, default_eps
 
-    tol = check_tol(tol)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores)
+    frame = scores.frame()
     top = check_number(top, "top", low=2, integer=True)
-    direction = _direction(frame, higher_is_better)
+    direction = scores.direction
     oriented = frame.to_numpy(dtype=float) * np.where(direction, 1.0, -1.0)
     low = (
         default_eps(oriented, tol=tol)
@@ -626,8 +615,9 @@ def _noise_steps(
     return steps
 
 
+@measure(allow_nan=True)
 def missing_share(
-    scores: pd.DataFrame,
+    scores: Any,
     higher_is_better: Any = True,
     *,
     top: int = 8,
@@ -668,15 +658,12 @@ def missing_share(
     >>> x.data["states"][0]["tau"]
     [0.0, 0.0]
     """
-    tol = check_tol(tol)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores, allow_nan=True)
+    frame = scores.frame()
     top = check_number(top, "top", low=2, integer=True)
-    seed = check_number(seed, "seed", low=0, integer=True)
     shares = [check_number(s, "share", low=0.0, high=1.0, high_open=True) for s in shares]
     if len(shares) < 2:
         raise ValueError("shares needs at least 2 positions")
-    direction = _direction(frame, higher_is_better)
+    direction = scores.direction
     oriented = frame * np.where(direction, 1.0, -1.0)
 
     def values(table: pd.DataFrame) -> list[Any]:
@@ -732,9 +719,8 @@ def missing_share(
     )
 
 
-def cell_knockout(
-    scores: pd.DataFrame, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
-) -> Explorable:
+@measure(allow_nan=True)
+def cell_knockout(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE) -> Explorable:
     r"""One check box per observed cell (ticked = kept); the page ranks the models under two rules.
 
     The page computes the mean of each model's observed scores and one-level
@@ -763,10 +749,8 @@ def cell_knockout(
     >>> cell_knockout(s).data["values"][1]
     [0.0, None]
     """
-    tol = check_tol(tol)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores, allow_nan=True)
-    direction = _direction(frame, higher_is_better)
+    frame = scores.frame()
+    direction = scores.direction
     values = frame.to_numpy(dtype=float)
     return Explorable(
         "cell-knockout",
@@ -939,8 +923,9 @@ def _effort_steps(a: np.ndarray, b: np.ndarray, tasks: list[str], budget: float,
     return steps
 
 
+@measure(allow_nan=False)
 def domain_explorer(
-    scores: pd.DataFrame,
+    scores: Any,
     higher_is_better: Any = True,
     *,
     models: Sequence,
@@ -990,15 +975,13 @@ def domain_explorer(
     >>> x.data["lookup"]["7"]
     [None, False, 1]
     """
-    tol = check_tol(tol)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores)
+    frame = scores.frame()
     models = as_label_list(models, "models", frame.index)
     checked = as_label_list(checked, "checked", models)
     if not 3 <= len(models) <= 12:
         raise ValueError(f"models: offer 3 to 12 models, got {len(models)}")
     max_models = check_number(max_models, "max_models", low=3, high=8, integer=True)
-    direction = _direction(frame, higher_is_better)
+    direction = scores.direction
     sub = frame.loc[models]
 
     def profile(labels: Sequence) -> list[tuple]:
@@ -1074,6 +1057,7 @@ def _domain_steps(models: list, lookup: dict, margins: np.ndarray, max_models: i
     return steps
 
 
+@measure(allow_nan=False)
 def positional_rule(
     scores: Any,
     higher_is_better: Any = True,
@@ -1119,15 +1103,13 @@ def positional_rule(
     >>> [st["view"]["winners"] for st in positional_rule(s).steps]
     [['B'], ['A', 'B']]
     """
-    tol = check_tol(tol)
-    scores, higher_is_better = split_table(scores, higher_is_better)
-    frame = as_score_frame(scores)
+    frame = scores.frame()
     m = frame.shape[0]
     if m < 3:
         raise ValueError(f"scores: a positional rule needs at least 3 models to vary its points, got {m}")
     k = check_number(k, "k", low=1, high=m - 1, integer=True)
     top = min(check_number(top, "top", low=2, integer=True), m)
-    direction = _direction(frame, higher_is_better)
+    direction = scores.direction
     winners = positional_winners(frame, direction, tol=tol)
     return Explorable(
         "positional",
