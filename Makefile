@@ -69,6 +69,7 @@ LOW ?=
 lint: env
 	$(LOW) $(BIN)/ruff check .
 	$(LOW) $(BIN)/ruff format --check .
+	$(LOW) $(BIN)/python scripts/lint_length.py lib
 	$(LOW) $(BIN)/python scripts/lint_notebooks.py $(NOTEBOOKS)
 	$(LOW) $(BIN)/mypy
 

@@ -89,3 +89,31 @@ def test_every_test_file_of_a_module_names_a_module():
     for pattern in ("test_sensitivity_*.py", "test_audit_section_*.py", "test_kernels.py"):
         for path in TESTS.glob(pattern):
             assert path.name in mirrored, f"{path.name} names no module of lib/benchvote"
+
+
+# --------------------------------------------------------------------------- every function readable at once
+
+
+def _lint_length():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lint_length", ROOT / "scripts" / "lint_length.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_function_of_the_library_has_more_than_80_lines_of_code():
+    lint = _lint_length()
+    assert lint.too_long([PACKAGE]) == []
+
+
+def test_the_length_gate_counts_code_not_docstrings(tmp_path):
+    lint = _lint_length()
+    doc = '    """' + "\n".join(["A long explanation."] * 200) + '"""\n'
+    code = "".join(f"    x{k} = {k}\n" for k in range(lint.MAX_LINES))
+    (tmp_path / "fine.py").write_text("def fine():\n" + doc + code, encoding="utf-8")
+    (tmp_path / "long.py").write_text("def long():\n" + doc + code + "    return x0\n", encoding="utf-8")
+    assert lint.too_long([tmp_path / "fine.py"]) == []
+    [problem] = lint.too_long([tmp_path])
+    assert "long has 81 lines of code" in problem

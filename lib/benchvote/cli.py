@@ -275,9 +275,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .audit import NORMALIZATIONS
-    from .rules import RULES
-
     parser = _Parser(prog="benchvote", description="Social-choice measures for multi-task benchmarks.")
     sub = parser.add_subparsers(dest="command", required=True)
     a = sub.add_parser(
@@ -285,6 +282,15 @@ def _parser() -> argparse.ArgumentParser:
         help="audit one leaderboard: rankings, rank intervals, possible winners, sensitivity, domains",
         description="Audit one leaderboard (a wide or long CSV/TSV of scores) and write an HTML and/or JSON report.",
     )
+    _input_options(a)
+    _output_options(a)
+    _rule_options(a)
+    _budget_options(a)
+    return parser
+
+
+def _input_options(a: argparse.ArgumentParser) -> None:
+    """The table and how to read it: the file, the tasks' directions, missing cells."""
     a.add_argument("scores", help="CSV or TSV: wide (model column, one column per task) or long (model, task, score)")
     a.add_argument(
         "--lower-is-better",
@@ -308,8 +314,33 @@ def _parser() -> argparse.ArgumentParser:
         help=f"comma-separated cell texts read as missing, compared without case; an empty cell is always missing "
         f"(default {','.join(NA_VALUES)})",
     )
+
+
+def _output_options(a: argparse.ArgumentParser) -> None:
+    """Where the report goes: HTML, JSON and the table of every rule's ranks."""
     a.add_argument("--html", metavar="REPORT.html", help="write the self-contained HTML report here")
     a.add_argument("--json", metavar="REPORT.json", help="write every number as JSON here ('-' for stdout)")
+    a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
+    a.add_argument(
+        "--book-url",
+        default=None,
+        metavar="URL",
+        help="root of the built book: each section of the HTML report links its chapter there "
+        "(default: the chapter is named, not linked)",
+    )
+    a.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    a.add_argument(
+        "--timings",
+        action="store_true",
+        help="print each section's wall-clock seconds on stderr, one line per section (never in the report files)",
+    )
+
+
+def _rule_options(a: argparse.ArgumentParser) -> None:
+    """How the table is aggregated: the primary rule, weights, normalisation, costs."""
+    from .audit import NORMALIZATIONS  # the audit's package imports the CLI's helpers: read at call time
+    from .rules import RULES
+
     a.add_argument(
         "--primary",
         default="mean_score",
@@ -344,6 +375,10 @@ def _parser() -> argparse.ArgumentParser:
         help="a cost column (lower is better): left out of the aggregation, shown on a quality-cost Pareto front "
         "(repeatable; a value that is no column's name is read as a comma-separated list)",
     )
+
+
+def _budget_options(a: argparse.ArgumentParser) -> None:
+    """How much work the exact and random parts may do, and what they look at."""
     a.add_argument(
         "--time-limit",
         type=float,
@@ -375,21 +410,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="GROUPS.csv",
         help="CSV/TSV with columns task,group: each group of tasks is also audited as a sub-benchmark",
     )
-    a.add_argument("--title", default=None, help="title of the HTML report (default: the file name)")
-    a.add_argument(
-        "--book-url",
-        default=None,
-        metavar="URL",
-        help="root of the built book: each section of the HTML report links its chapter there "
-        "(default: the chapter is named, not linked)",
-    )
-    a.add_argument("--quiet", action="store_true", help="no progress and no summary")
-    a.add_argument(
-        "--timings",
-        action="store_true",
-        help="print each section's wall-clock seconds on stderr, one line per section (never in the report files)",
-    )
-    return parser
 
 
 def _fail(message: str) -> int:

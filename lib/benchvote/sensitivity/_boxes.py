@@ -165,6 +165,46 @@ def evaluate_boxes(d, absd, s, box_lo, box_hi, base, idx, sample):
 
 
 @njit(cache=True, nogil=True)
+def _halve_lists(col, s, pk, low, high, start, stop, d_left, d_right, c_pk, c_low, c_high, o_left, o_right):
+    """One box's undecided pairs in its two halves: each half's reach, sure and centre counts and its list.
+
+    ``col`` holds every pair's coefficient on the split weight; the left half's values move by ``d_left``
+    times it, the right half's by ``d_right``.  The lists are written from ``o_left`` and ``o_right``.
+    """
+    r_l = s_l = c_l = u_l = 0
+    r_r = s_r = c_r = u_r = 0
+    for q in range(start, stop):
+        k = pk[q]
+        v = col[k]
+        sk = s[k]
+        vp = max(v, 0.0)
+        vn = min(v, 0.0)
+        a1 = low[q] + vn * d_left
+        b1 = high[q] + vp * d_left
+        a2 = low[q] + vp * d_right
+        b2 = high[q] + vn * d_right
+        x1 = 1 if a1 < sk else 0
+        y1 = 1 if b1 < -sk else 0
+        x2 = 1 if a2 < sk else 0
+        y2 = 1 if b2 < -sk else 0
+        r_l += x1
+        s_l += y1
+        c_l += 1 if a1 + b1 < -2.0 * sk else 0
+        r_r += x2
+        s_r += y2
+        c_r += 1 if a2 + b2 < -2.0 * sk else 0
+        c_pk[o_left + u_l] = k
+        c_low[o_left + u_l] = a1
+        c_high[o_left + u_l] = b1
+        u_l += x1 * (1 - y1)
+        c_pk[o_right + u_r] = k
+        c_low[o_right + u_r] = a2
+        c_high[o_right + u_r] = b2
+        u_r += x2 * (1 - y2)
+    return r_l, s_l, c_l, u_l, r_r, s_r, c_r, u_r
+
+
+@njit(cache=True, nogil=True)
 def halve_boxes(d, d_cols, absd, s, box_lo, box_hi, base, bound, split, updates, off, pk, low, high, best, sample):
     """Halve every box whose ``bound`` exceeds ``best`` along its split weight; keep the children that do too.
 
@@ -211,37 +251,9 @@ def halve_boxes(d, d_cols, absd, s, box_lo, box_hi, base, bound, split, updates,
         d_right = mid - lo_b[t0]
         o_left = pos
         o_right = pos + (stop - start)
-        r_l = s_l = c_l = u_l = 0
-        r_r = s_r = c_r = u_r = 0
-        col = d_cols[t0]
-        for q in range(start, stop):
-            k = pk[q]
-            v = col[k]
-            sk = s[k]
-            vp = max(v, 0.0)
-            vn = min(v, 0.0)
-            a1 = low[q] + vn * d_left
-            b1 = high[q] + vp * d_left
-            a2 = low[q] + vp * d_right
-            b2 = high[q] + vn * d_right
-            x1 = 1 if a1 < sk else 0
-            y1 = 1 if b1 < -sk else 0
-            x2 = 1 if a2 < sk else 0
-            y2 = 1 if b2 < -sk else 0
-            r_l += x1
-            s_l += y1
-            c_l += 1 if a1 + b1 < -2.0 * sk else 0
-            r_r += x2
-            s_r += y2
-            c_r += 1 if a2 + b2 < -2.0 * sk else 0
-            c_pk[o_left + u_l] = k
-            c_low[o_left + u_l] = a1
-            c_high[o_left + u_l] = b1
-            u_l += x1 * (1 - y1)
-            c_pk[o_right + u_r] = k
-            c_low[o_right + u_r] = a2
-            c_high[o_right + u_r] = b2
-            u_r += x2 * (1 - y2)
+        r_l, s_l, c_l, u_l, r_r, s_r, c_r, u_r = _halve_lists(
+            d_cols[t0], s, pk, low, high, start, stop, d_left, d_right, c_pk, c_low, c_high, o_left, o_right
+        )
         for side in range(2):
             bnd = base[b] + (r_l if side == 0 else r_r)
             if bnd <= best:

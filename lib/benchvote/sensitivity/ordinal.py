@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import LinearConstraint
+from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
 from .._quiet import quiet_solver_output
@@ -363,12 +363,8 @@ def ordinal_sensitivity(
     own = torch.tensor(np.array([float(v) for v in np.ravel(fm.own)]), dtype=torch.float64) / fm.scale
     contrib = torch.tensor(np.array(fm.contrib, dtype=float), dtype=torch.float64) / fm.scale  # (p, q)
     a_idx, b_idx = _ordered_pairs(fm)
-    base_i = torch.tensor(np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=np.float64))
-    inc_i = torch.tensor(
-        np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=np.float64).reshape(
-            len(a_idx), q
-        )
-    )
+    base_np, inc_np = _pair_arrays(fm, a_idx, b_idx, q)
+    base_i, inc_i = torch.from_numpy(base_np), torch.from_numpy(inc_np)
     gen = torch.Generator().manual_seed(int(seed))
     theta = torch.randn(restarts, q, generator=gen, dtype=torch.float64)
     theta[0] = 0.0
@@ -400,22 +396,8 @@ def ordinal_sensitivity(
     candidates = [b.astype(bool) for b in best_betas.numpy()]
     method = "relaxation"
     if polish:
-        base_np, inc_np = base_i.numpy(), inc_i.numpy()
-        rng = np.random.default_rng(seed)
-        polished = []
-        for b in candidates:
-            b, count = _toggle_search(base_np, inc_np, b)
-            for _ in range(kicks):  # iterated local search: perturb a few models, search again, keep if better
-                trial = b.copy()
-                flip = rng.choice(q, size=min(q, int(rng.integers(1, 4))), replace=False)
-                trial[flip] = ~trial[flip]
-                trial, trial_count = _toggle_search(base_np, inc_np, trial)
-                if trial_count >= count:
-                    b, count = trial, trial_count
-            polished.append(b)
-        candidates = polished
+        candidates = _polished(candidates, base_np, inc_np, kicks, seed)
         method = "relaxation+polish"
-    base_np, inc_np = base_i.numpy(), inc_i.numpy()
     flips = [int(((base_np + inc_np @ b.astype(np.float64)) < 0).sum()) for b in candidates]
     best_beta = candidates[int(np.argmax(flips))]
     return _finish_ordinal(
@@ -429,6 +411,31 @@ def ordinal_sensitivity(
         restarts=restarts,
         seconds=time.perf_counter() - t0,
     )
+
+
+def _pair_arrays(fm: Any, a_idx: np.ndarray, b_idx: np.ndarray, q: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each ordered pair's margin with nobody added and its change per added model, as float64 (exact integers)."""
+    base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=np.float64)
+    inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=np.float64)
+    return base, inc.reshape(len(a_idx), q)
+
+
+def _polished(candidates: list, base: np.ndarray, inc: np.ndarray, kicks: int, seed: int) -> list:
+    """Each candidate set after the toggle search and ``kicks`` rounds of iterated local search (seeded)."""
+    q = inc.shape[1]
+    rng = np.random.default_rng(seed)
+    polished = []
+    for b in candidates:
+        b, count = _toggle_search(base, inc, b)
+        for _ in range(kicks):  # perturb a few models, search again, keep if not worse
+            trial = b.copy()
+            flip = rng.choice(q, size=min(q, int(rng.integers(1, 4))), replace=False)
+            trial[flip] = ~trial[flip]
+            trial, trial_count = _toggle_search(base, inc, trial)
+            if trial_count >= count:
+                b, count = trial, trial_count
+        polished.append(b)
+    return polished
 
 
 @measure(allow_nan=True)
@@ -525,24 +532,8 @@ def ordinal_sensitivity_exact(
             optimal=True,
             seconds=time.perf_counter() - t0,
         )
-    base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
-    inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
     if method == "enumerate":
-        if q > 26:
-            raise ValueError(f"enumeration over 2^{q} subsets is too large; use method='milp'")
-        if np.asarray(fm.own).dtype == object:
-            raise ValueError("win counts too large for exact enumeration in 64-bit integers; use method='milp'")
-        best_count, best_mask = -1, 0
-        chunk = 1 << 14
-        bits = 1 << np.arange(q, dtype=np.int64)
-        for start in range(0, 1 << q, chunk):
-            masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
-            totals = fm.totals((masks[:, None] & bits[None, :]) > 0)  # exact, chained ties included
-            counts = (totals[:, a_idx] < totals[:, b_idx]).sum(axis=1)
-            k = int(np.argmax(counts))
-            if counts[k] > best_count:
-                best_count, best_mask = int(counts[k]), int(masks[k])
-        chosen = [k for k in range(q) if best_mask >> k & 1]
+        best_count, chosen = _enumerate(fm, a_idx, b_idx, q)
         return _finish_ordinal(
             scores,
             protected,
@@ -555,9 +546,49 @@ def ordinal_sensitivity_exact(
             optimal=True,
             seconds=time.perf_counter() - t0,
         )
+    chosen, upper, stopped = _ordinal_milp(fm, a_idx, b_idx, q, time_limit, work_limit, t0)
+    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
+    # the added set is recounted exactly and proven optimal when the recount meets that bound
+    return _finish_ordinal(
+        scores,
+        protected,
+        pool,
+        fm,
+        chosen,
+        higher_is_better,
+        "milp",
+        upper=upper,
+        optimal=True,
+        seconds=time.perf_counter() - t0,
+        stopped=stopped,
+    )
 
-    from scipy.optimize import Bounds, milp
 
+def _enumerate(fm: Any, a_idx: np.ndarray, b_idx: np.ndarray, q: int) -> tuple[int, list[int]]:
+    """Every subset of the ``q`` pool models, in chunks: the most pairs reversed and the first subset reaching it."""
+    if q > 26:
+        raise ValueError(f"enumeration over 2^{q} subsets is too large; use method='milp'")
+    if np.asarray(fm.own).dtype == object:
+        raise ValueError("win counts too large for exact enumeration in 64-bit integers; use method='milp'")
+    best_count, best_mask = -1, 0
+    chunk = 1 << 14
+    bits = 1 << np.arange(q, dtype=np.int64)
+    for start in range(0, 1 << q, chunk):
+        masks = np.arange(start, min(start + chunk, 1 << q), dtype=np.int64)
+        totals = fm.totals((masks[:, None] & bits[None, :]) > 0)  # exact, chained ties included
+        counts = (totals[:, a_idx] < totals[:, b_idx]).sum(axis=1)
+        k = int(np.argmax(counts))
+        if counts[k] > best_count:
+            best_count, best_mask = int(counts[k]), int(masks[k])
+    return best_count, [k for k in range(q) if best_mask >> k & 1]
+
+
+def _ordinal_milp(
+    fm: Any, a_idx: np.ndarray, b_idx: np.ndarray, q: int, time_limit: float | None, work_limit: int, t0: float
+) -> tuple[list[int], int, str]:
+    """The integer program of :func:`ordinal_sensitivity_exact`: the added set, a bound on the pairs, why it stopped."""
+    base = np.array([int(fm.base[a, b]) for a, b in zip(a_idx, b_idx)], dtype=object)
+    inc = np.array([[int(v) for v in fm.increments[a, b]] for a, b in zip(a_idx, b_idx)], dtype=object)
     k_count = len(a_idx)
     unit = float(max(1, max(abs(int(v)) for v in np.ravel(inc).tolist() + list(base))))
     inc_f = inc.astype(np.float64) / unit
@@ -588,19 +619,4 @@ def ordinal_sensitivity_exact(
     upper_pairs = int(np.floor(-dual + 1e-6)) if dual is not None and np.isfinite(dual) else k_count
     if fm.chains:  # chained ties: the program's linear margins are a heuristic, its bound proves nothing
         upper_pairs = k_count
-    stopped = _stop_reason(res, time_limit, work_limit, t0)
-    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
-    # the added set is recounted exactly and proven optimal when the recount meets that bound
-    return _finish_ordinal(
-        scores,
-        protected,
-        pool,
-        fm,
-        chosen,
-        higher_is_better,
-        "milp",
-        upper=min(upper_pairs, k_count),
-        optimal=True,
-        seconds=time.perf_counter() - t0,
-        stopped=stopped,
-    )
+    return chosen, min(upper_pairs, k_count), _stop_reason(res, time_limit, work_limit, t0)
