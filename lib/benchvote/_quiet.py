@@ -7,6 +7,7 @@ writes nothing but JSON to standard output.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import sys
 import threading
@@ -25,8 +26,6 @@ def _flush_streams() -> None:
         with contextlib.suppress(Exception):  # a stream may be None, closed, or a stand-in without flush
             stream.flush()
     with contextlib.suppress(Exception):  # no C library to load (not Linux or macOS): nothing buffered there
-        import ctypes
-
         ctypes.CDLL(None).fflush(None)
 
 

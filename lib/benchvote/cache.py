@@ -17,12 +17,19 @@ disable it.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import pickle
 from collections.abc import Callable
 from functools import lru_cache
+from importlib import resources
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, TypeVar
+
+import numpy
+import pandas
+import scipy
 
 __all__ = ["cached", "cache_dir", "fingerprint", "source_of"]
 
@@ -52,12 +59,6 @@ def cache_dir() -> Path | None:
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
     """Hash of the library's source, the data tables and the numerical packages' versions."""
-    from importlib import resources
-
-    import numpy
-    import pandas
-    import scipy
-
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*.py")):  # every module, the sensitivity subpackage included
@@ -70,14 +71,12 @@ def fingerprint() -> str:
             h.update(entry.read_bytes())
     versions = [numpy.__version__, scipy.__version__, pandas.__version__]
     try:
-        import torch
+        import torch  # a large import, needed only for its version here
 
         versions.append(torch.__version__)
     except ImportError:  # pragma: no cover - torch is a dependency
         versions.append("no-torch")
     try:
-        from importlib.metadata import version
-
         versions.append(version("benchbench"))
     except Exception:  # pragma: no cover - benchbench data are optional for the cache key
         versions.append("no-benchbench")
@@ -104,8 +103,6 @@ def source_of(*functions: Callable) -> str:
     >>> "return 1" in source_of(f)
     True
     """
-    import inspect
-
     parts = []
     for f in functions:
         try:

@@ -56,9 +56,21 @@ import pandas as pd
 
 from ._repository import repository_url
 from ._validation import numbered
-from .audit import summary  # the lines the command prints (also the audit chapter's name for them)
+from .audit import (
+    NORMALIZATIONS,
+    AuditInputError,
+    audit,
+    progress_bar,
+    summary,  # the lines the command prints (also the audit chapter's name for them)
+)
 from .audit._budget import BUDGETS, DEFAULT_BUDGET, describe
+from .audit._prepare import check_options
+from .audit._rules import split_normalize
 from .audit._text import plural
+from .audit.sections.scores import table_format, table_text
+from .intervals import instance_table
+from .ranking import DEFAULT_TIE_TOLERANCE
+from .rules import RULES
 
 __all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
 
@@ -242,8 +254,6 @@ def _long(
         records.append((model, task, row[col["instance"]] if "instance" in col else None, score))
     long = pd.DataFrame(records, columns=["model", "task", "instance", "score"])
     if "instance" in col:
-        from .intervals import instance_table
-
         if long["score"].isna().any():
             k = int(np.flatnonzero(long["score"].isna())[0]) + 2
             raise InputError(f"{path}: line {k} has no score; instance scores cannot be missing")
@@ -338,8 +348,6 @@ def _output_options(a: argparse.ArgumentParser) -> None:
 
 def _rule_options(a: argparse.ArgumentParser) -> None:
     """How the table is aggregated: the primary rule, weights, normalisation, costs."""
-    from .audit import NORMALIZATIONS  # the audit's package imports the CLI's helpers: read at call time
-    from .rules import RULES
 
     a.add_argument(
         "--primary",
@@ -488,16 +496,12 @@ def _names_in(
 
 
 def _check_normalize(args: Any) -> None:
-    from .audit import NORMALIZATIONS
-    from .audit._rules import split_normalize
 
     method, model = split_normalize(args.normalize)
     if method not in NORMALIZATIONS or (method == "baseline") != bool(model):
         choices = ", ".join(n for n in NORMALIZATIONS if n != "baseline")
         raise InputError(f"--normalize must be one of {choices} or baseline:MODEL; got {args.normalize!r}")
     if args.table is not None:
-        from .audit.sections.scores import table_format
-
         try:
             table_format(args.table)
         except ValueError as err:
@@ -566,15 +570,12 @@ def _table_text(args: Any, report: Any) -> str | None:
     """The ``--table`` file's text (format from its extension, checked before the audit)."""
     if args.table is None:
         return None
-    from .audit.sections.scores import table_format, table_text
 
     return table_text(report.to_dict(), table_format(args.table))
 
 
 def _check_values(args: Any) -> None:
     """The option values that need no table, checked as the audit checks them, before the table is read."""
-    from .audit._prepare import check_options
-    from .ranking import DEFAULT_TIE_TOLERANCE
 
     scheme = urlsplit(args.book_url).scheme if args.book_url else ""
     if scheme not in ("", "http", "https", "file"):
@@ -663,7 +664,6 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(err))
     except SystemExit as exit_:  # --help has printed its text
         return int(exit_.code or 0)
-    from .audit import AuditInputError
 
     to_stdout = args.json == "-"
     try:
@@ -763,7 +763,6 @@ def _weights(text: str | None, scores: pd.DataFrame) -> dict[str, float] | None:
 def _run(
     args: Any, scores: pd.DataFrame, hib: pd.Series, instances: pd.DataFrame | None, costs: list[str], quiet: bool
 ) -> Any:
-    from .audit import audit, progress_bar
 
     groups = _groups(args.groups, scores)
     with progress_bar(disable=True if quiet else None, file=sys.stderr) as progress:

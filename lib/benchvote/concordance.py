@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import as_score_matrix, measure
+from .missing import expected_ranks
 from .ranking import DEFAULT_TIE_TOLERANCE, rank
 
 __all__ = ["kendall_w", "tie_correction", "Diversity", "diversity"]
@@ -40,7 +41,6 @@ def tie_correction(ranks: Any) -> np.ndarray:
 
 def _check_rank_matrix(r: np.ndarray, labels: list) -> None:
     """Every column must be a midrank vector: the midranks of its own values (1 = smallest)."""
-    from .ranking import rank
 
     m = r.shape[0]
     expected = m * (m + 1) / 2
@@ -264,8 +264,6 @@ def diversity(
             raise ValueError("fewer than 2 tasks have a score for every model")
 
     if missing == "expected_ranks":
-        from .missing import expected_ranks
-
         r = expected_ranks(values, direction, tol=tol)
         observed_ties = np.zeros(r.shape[1])
         for j in range(r.shape[1]):

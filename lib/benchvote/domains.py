@@ -35,7 +35,9 @@ from ._validation import (
     measure,
     numbered,
 )
+from .aggregation import borda
 from .ranking import DEFAULT_TIE_TOLERANCE, _as_profile, rank, reversed_pairs, swap_distance
+from .voting import is_transitive
 
 __all__ = [
     "rankings_from_scores",
@@ -547,7 +549,6 @@ def domain_report(rankings: Any) -> DomainReport:
     >>> r.single_peaked, r.group_separable, r.distance_degree, r.majority_transitive
     (True, True, 1, True)
     """
-    from .voting import is_transitive
 
     margins = profile_majority(rankings).to_numpy()
     beats = margins > 0
@@ -589,7 +590,6 @@ def average_rank_flips(scores: Any, higher_is_better: Any = True, *, models: Seq
     >>> average_rank_flips(s, models=["a", "b"], candidates=["c"])
     []
     """
-    from .aggregation import borda
 
     scores = scores.frame()
     models = as_label_list(models, "models", scores.index)

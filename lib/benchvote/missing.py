@@ -51,7 +51,8 @@ from ._validation import (
     split_table,
     wrap_models,
 )
-from .ranking import DEFAULT_TIE_TOLERANCE, rank
+from .aggregation import pairwise_wins
+from .ranking import DEFAULT_TIE_TOLERANCE, kendall_tau_distance, rank
 
 __all__ = [
     "knock_out",
@@ -457,7 +458,6 @@ def pairwise_confidence(
     if not 0 < delta < 1:
         raise ValueError(f"delta must lie in (0, 1), got {delta}")
     direction = scores.direction
-    from .aggregation import pairwise_wins
 
     counts = pairwise_wins(scores.values, direction, tol=tol)
     z = counts.compared
@@ -639,7 +639,6 @@ def robustness_study(
     >>> r.columns.tolist(), len(r)
     (['share', 'repetition', 'method', 'kendall_correlation', 'top1_changed', 'top3_changed'], 4)
     """
-    from .ranking import kendall_tau_distance
 
     direction = scores.direction
     scores = scores.frame()
@@ -738,7 +737,6 @@ def instance_robustness(
     >>> r.groupby("method")["kendall_correlation"].mean().round(2).to_dict()
     {'mean': 1.0, 'partial_borda': 0.9, 'two_level_borda': 0.8}
     """
-    from .ranking import kendall_tau_distance
 
     tasks = _check_instance_tasks(tasks)
     methods = _check_methods(methods, ("mean", "partial_borda", "two_level_borda"))

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import measure, numbered
+from ._validation import check_number, measure, numbered
+from .aggregation import pairwise_wins
 from .ranking import DEFAULT_TIE_TOLERANCE, _rank
 
 __all__ = ["BradleyTerry", "bradley_terry", "comparison_matrix", "elo", "matches_from_scores"]
@@ -86,7 +87,6 @@ def comparison_matrix(
     array([[0. , 1.5],
            [0.5, 0. ]])
     """
-    from .aggregation import pairwise_wins
 
     counts = pairwise_wins(scores, higher_is_better, tol=tol)
     w = counts.wins + 0.5 * counts.ties
@@ -430,7 +430,6 @@ def elo(
     >>> elo([(0, 1, 1.0)], 2, k=32).tolist()
     [1516.0, 1484.0]
     """
-    from ._validation import check_number
 
     n_models = check_number(n_models, "n_models", low=2, integer=True)
     k = check_number(k, "k", low=0.0, low_open=True)

@@ -15,9 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from . import voting
 from ._validation import measure
 from .aggregation import geometric_mean, mean_score, mean_win_rate
 from .ranking import DEFAULT_TIE_TOLERANCE
+from .ratings import NOT_CONNECTED, table_ratings
+from .sensitivity._problem import _exact_ranks
 
 __all__ = ["Rule", "RULES", "RuleUndefined", "with_weights", "mean_ranks"]
 
@@ -67,7 +70,6 @@ def mean_ranks(
     >>> mean_ranks([[1e16, 1.0, 0.0], [1e16, 0.0, 0.5]])
     array([1., 2.])
     """
-    from .sensitivity._problem import _exact_ranks
 
     values = scores.values * scores.sign
     w = np.ones(scores.shape[1]) if weights is None else np.asarray(weights, dtype=float)
@@ -76,7 +78,6 @@ def mean_ranks(
 
 def _bradley_terry(scores: Any, higher_is_better: Any = True) -> Any:
     """Bradley-Terry ratings; :class:`RuleUndefined` when the maximum-likelihood ratings do not exist."""
-    from .ratings import NOT_CONNECTED, table_ratings
 
     try:
         return table_ratings(scores, higher_is_better)
@@ -106,7 +107,6 @@ def _strict(scores: Any, higher_is_better: Any = True) -> Any:
 
 def _voting(name: str) -> Callable[..., Any]:
     def rule(scores: Any, higher_is_better: Any = True) -> Any:
-        from . import voting
 
         return getattr(voting, name)(scores, higher_is_better)
 

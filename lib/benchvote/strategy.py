@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_number
+
 __all__ = ["WaterFilling", "water_filling"]
 
 
@@ -113,7 +115,6 @@ def water_filling(
     >>> r.allocation.tolist(), r.active.tolist(), r.level
     ([1.0, 0.0], [True, False], 2.0)
     """
-    from ._validation import check_number
 
     if marginal_returns is None or isinstance(marginal_returns, (str, bytes)):
         raise TypeError("marginal_returns must be a sequence of callables")

@@ -25,6 +25,8 @@ import markupsafe
 import numpy as np
 
 from ..rules import RULES
+from ._registry import CHAPTERS, chapter_url, section_registry
+from ._run import OK, failure, plain
 from ._text import suffix
 
 DASH = "\u2013"
@@ -90,9 +92,7 @@ def render_page(report: Any, title: str, book_url: str | None = None) -> str:
     in its place (and the report's section and :attr:`~benchvote.audit.Audit.errors`
     record it, so that a JSON written afterwards says so too); the rest of the page stands.
     """
-    from .. import __version__
-    from ._registry import CHAPTERS, chapter_url, section_registry
-    from ._run import OK, failure, plain
+    from .. import __version__  # the package's __init__ imports the audit: its version is read when a page is drawn
 
     data = report.to_dict()
     registry = section_registry()

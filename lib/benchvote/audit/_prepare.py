@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, numbered, split_table
 from ..rules import RULES
+from ..sensitivity import default_eps
 from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError, NotDefined, as_input_error
 from ._rules import NORMALIZATIONS, Cardinal, Rule, audit_rules, split_normalize
@@ -416,7 +417,6 @@ def box_eps(work: pd.DataFrame, hib: pd.Series, eps: float | None, tol: float) -
     """
     if eps is not None:
         return eps, None
-    from ..sensitivity import default_eps
 
     try:
         with np.errstate(over="ignore", invalid="ignore"):

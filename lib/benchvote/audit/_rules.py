@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._validation import numbered
 from ..aggregation import mean_score
+from ..normalization import min_max, relative_to_baseline
 from ..ranking import DEFAULT_TIE_TOLERANCE, rank
 from ..rules import RULES, Rule, _geometric, mean_ranks
 from ._errors import NotDefined
@@ -84,7 +85,6 @@ def normalised(
     score of the model in row ``baseline_row``
     (:func:`benchvote.normalization.relative_to_baseline`).
     """
-    from ..normalization import min_max, relative_to_baseline
 
     method, _ = split_normalize(method)
     if method == "none":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
 import time
@@ -12,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from tqdm.std import tqdm
 
 from ..ranking import DEFAULT_TIE_TOLERANCE
 from ..rules import RuleUndefined
@@ -99,7 +101,7 @@ class Audit:
 
     def to_dict(self) -> dict:
         """Everything as JSON-ready builtins (``nan`` becomes ``None``)."""
-        from .. import __version__
+        from .. import __version__  # the package's __init__ imports the audit: read when a report is made
 
         return plain(
             {"benchvote": __version__, "settings": self.settings, "verdict": self.verdict, "sections": self.sections}
@@ -115,7 +117,7 @@ class Audit:
         ``book_url`` is the root of the built book: each section then links its
         chapter's page; without it, the chapter is named, not linked.
         """
-        from ._html import render_page
+        from ._html import render_page  # a cycle: the page imports this module's section states
 
         return render_page(self, title, book_url)
 
@@ -407,8 +409,6 @@ def _settings(ctx: Context) -> dict:
 
 
 def _has_torch() -> bool:
-    import importlib.util
-
     return importlib.util.find_spec("torch") is not None
 
 
@@ -464,8 +464,6 @@ def progress_bar(**options: Any) -> Iterator[Callable[[Step], None]]:
     >>> report.sections["rankings"]["ranking"][0]
     'B'
     """
-    from tqdm.std import tqdm
-
     with tqdm(total=None, desc="audit", unit="section", **options) as bar:
 
         def progress(step: Step) -> None:

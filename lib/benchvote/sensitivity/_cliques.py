@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._quiet import quiet_solver_output
+
 _U = 2.0**-53
 
 
@@ -312,8 +314,6 @@ class CliqueLP:
 
     def __init__(self, n_vars: int) -> None:
         import highspy
-
-        from .._quiet import quiet_solver_output
 
         with quiet_solver_output():
             h = highspy.Highs()

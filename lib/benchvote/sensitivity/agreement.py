@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from math import comb
 from typing import Any
 
@@ -67,8 +68,6 @@ def subset_agreement(
     >>> subset_agreement(s, sizes=[1], samples=10)["min_tau_distance"].tolist()
     [0.0]
     """
-    from itertools import combinations
-
     check_choice(kind, "kind", ("cardinal", "ordinal"))
     samples = check_number(samples, "samples", low=1, integer=True)
     if sizes is None or isinstance(sizes, (str, bytes)):

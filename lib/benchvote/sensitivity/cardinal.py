@@ -16,6 +16,7 @@ from .._validation import (
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
+from ._cliques import ensure_compiled
 from ._policy import exact_method
 from ._problem import (
     POLISH_STEPS,
@@ -28,6 +29,8 @@ from ._problem import (
     _import_torch,
     _one_torch_thread,
 )
+from ._weightbb import cardinal_cliques
+from .cardinal_exact import _solve_exact
 
 #: Starts of the coordinate search times tasks (a work budget): on thousands of tasks, fewer starts.
 SEARCH_WORK = 40_000
@@ -175,7 +178,6 @@ def cardinal_sensitivity(
     >>> cardinal_sensitivity(s, eps=0.1).optimal  # two tasks: the exact search proves it
     True
     """
-    from .cardinal_exact import _solve_exact
 
     check_choice(method, "method", ("auto", "exact", "relaxation", "search"))
     # every option is checked before any solver runs, whichever method ends up used
@@ -227,8 +229,6 @@ def _auto_cliques(
     prob: _CardinalProblem, time_limit: float | None, work_limit: int | None, seed: int, t0: float
 ) -> CardinalSensitivity:
     """The clique search of ``method="auto"`` on many distinct tasks: :data:`AUTO_CLIQUE_WORK` nodes by default."""
-    from ._cliques import ensure_compiled
-    from ._weightbb import cardinal_cliques
 
     compiling = time.perf_counter()
     ensure_compiled()  # the one-off compilation is not charged to the time limit

@@ -7,6 +7,8 @@ import time
 from typing import Any
 
 import numpy as np
+from scipy import sparse
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from .._quiet import quiet_solver_output
 from .._validation import (
@@ -17,6 +19,7 @@ from .._validation import (
 from ..ranking import (
     DEFAULT_TIE_TOLERANCE,
 )
+from ._boxes import box_margins, evaluate_boxes, halve_boxes
 from ._policy import exact_method
 from ._problem import (
     CardinalSensitivity,
@@ -240,9 +243,6 @@ def _cardinal_milp(
     coordinate search's weights with the solver's dual bound if it has one,
     else the count of pairs that may be reversed at all: a bound in any case.
     """
-    from scipy import sparse
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
     lo, hi, before = prob.lo, prob.hi, prob.before
     m, n = prob.x.shape
     can = prob.reversible_alone()
@@ -322,8 +322,6 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
     least as good as ``a`` by the robust count (otherwise, or with no pairs,
     ``a`` is returned unchanged).
     """
-    from scipy.optimize import linprog
-
     if len(d) == 0:
         return a
     n = d.shape[1]
@@ -389,8 +387,6 @@ def _cardinal_boxes(
     point stays open: its bound then enters the upper bound and the search
     reports no proof.
     """
-
-    from ._boxes import box_margins, evaluate_boxes
 
     lo, hi, d, slack = prob.lo, prob.hi, prob.d, prob.slack
     n = d.shape[1]
@@ -502,7 +498,6 @@ class _BoxSearch:
 
     def dive(self, boxes: tuple, top: int, dive: int, group: int, sample: int) -> list[tuple[int, int, tuple]]:
         """Search a group depth first for ``dive`` levels; the groups left open, as (bound, centre count, boxes)."""
-        from ._boxes import halve_boxes
 
         stack = [(top, 0, boxes)]
         for _ in range(dive):

@@ -29,11 +29,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations
 from math import comb
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from .._quiet import quiet_solver_output
 from .._validation import check_choice, check_number, measure
@@ -278,8 +280,6 @@ def _winner_program(
     the program's duals, scaled back to the unscaled conditions (the
     certificate :func:`_rules_out` checks).
     """
-    from scipy.optimize import linprog
-
     others, rows, f, r = _scaled_rows(prob, i, against)
     n_cols = rows.shape[1]
     # rows: -row_j . b + tau <= 0 ; variables (b_1..b_n, tau), maximise tau (at most 1: the rows are at most 1)
@@ -421,8 +421,6 @@ def _top_k_by_subsets(
     out, ``"undecided"`` otherwise, ``None`` when more than
     :data:`SUBSET_PROGRAMS` programs would be needed.
     """
-    from itertools import combinations
-
     need = np.flatnonzero(sure[i])
     free = [j for j in range(len(prob.x)) if j != i and not sure[i, j] and not sure[j, i]]
     size = min(top - 1 - len(need), len(free))
@@ -455,8 +453,6 @@ def _top_k_program(
     positive optimum was confirmed by the exact recount, and why it stopped
     unfinished (:func:`._problem._stop_reason`, ``""`` when it finished).
     """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
     m, n_cols = prob.x.shape
     _, rows, f, _ = _scaled_rows(prob, i)
     b_lo, b_hi = prob.lo * f, prob.hi * f
@@ -503,8 +499,6 @@ def _centred(prob: _CardinalProblem, rows: np.ndarray, f: np.ndarray, b: np.ndar
     smallest margin of the rows it chose moves it inside when there is room.
     Returns ``b``'s weights unchanged when the program finds no positive margin.
     """
-    from scipy.optimize import linprog
-
     n = len(f)
     with quiet_solver_output():
         lp = linprog(

@@ -27,9 +27,12 @@ import markupsafe
 import numpy as np
 import pandas as pd
 
+from ...explorables import label_noise
+from ...sensitivity import cardinal_sensitivity, cardinal_sensitivity_exact
 from ...sensitivity._policy import AUTO_EXACT_MAX_TASKS
 from .._budget import BUDGETS, Budget
 from .._charts import hbars
+from .._errors import NotDefined
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -107,7 +110,6 @@ def _search(
     bound reached only when the wall-clock cap stopped the program would
     depend on the machine's speed, so it is left out and the note says so.
     """
-    from ...sensitivity import cardinal_sensitivity, cardinal_sensitivity_exact
 
     common: dict[str, Any] = dict(eps=eps, time_limit=time_limit, seed=seed, tol=tol)
     if cardinal.T.drop_duplicates().shape[0] <= BOX_TASKS:
@@ -161,7 +163,6 @@ def flipped(before: pd.Series, after: pd.Series, shown: int = PAIRS_SHOWN) -> li
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from .._errors import NotDefined
 
     if ctx.box_undefined:
         raise NotDefined(ctx.box_undefined)
@@ -247,7 +248,6 @@ def _chart(s: dict) -> tuple:
 
 
 def render(view: Any) -> str:
-    from ...explorables import label_noise
 
     s, res = view.s, view.results
     chart, caption = _chart(s)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..._validation import numbered
 from ...ranking import kendall_tau_distance, rank
+from ...rules import RuleUndefined
 from .._errors import NotDefined
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
@@ -52,7 +53,6 @@ def _members(ctx: Context) -> dict[str, list]:
 
 def _one(ctx: Context, tasks: list, overall: np.ndarray, leader: int) -> dict:
     """The primary rule's ranking of the complete part on ``tasks``; raises what the rule raises."""
-    from ...rules import RuleUndefined
 
     work = ctx.work
     rule = ctx.rules[ctx.options.primary]

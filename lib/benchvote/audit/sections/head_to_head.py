@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from ...aggregation import pairwise_wins
 from .._charts import heatmap
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
@@ -37,7 +38,6 @@ class Result(TypedDict):
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from ...aggregation import pairwise_wins
 
     order = list(done["rankings"].objects["order"])
     top = order[: min(max(ctx.options.top_models, LEAST), MOST, len(order))]

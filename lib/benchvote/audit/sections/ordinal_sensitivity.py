@@ -22,8 +22,13 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from ..._quiet import quiet_solver_output
+from ...aggregation import borda, mean_win_rate
+from ...axioms import iia_report
 from ...rules import RULES
+from ...sensitivity import default_protected, ordinal_sensitivity_exact
 from .._budget import BUDGETS
+from .._errors import NotDefined
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -60,8 +65,6 @@ class Result(TypedDict):
 
 def _iia(ctx: Context, work: Any, order: list) -> dict:
     """The IIA certificates among the top ``top_models`` models, the rest of the field as the pool."""
-    from ...aggregation import borda, mean_win_rate
-    from ...axioms import iia_report
 
     primary = ctx.options.primary
     name = "borda" if primary == "borda" else "mean_win_rate"  # the two rules whose margins decompose
@@ -92,9 +95,6 @@ def _iia(ctx: Context, work: Any, order: list) -> dict:
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from ..._quiet import quiet_solver_output
-    from ...sensitivity import default_protected, ordinal_sensitivity_exact
-    from .._errors import NotDefined
 
     order = list(done["rankings"].objects["order"])[:FIELD_MODELS]
     chosen = set(order)

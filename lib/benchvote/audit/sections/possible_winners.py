@@ -56,7 +56,9 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from ...sensitivity import PossibleWinners, possible_winners
 from .._budget import BUDGETS
+from .._errors import NotDefined
 from .._prepare import Context, names
 from .._registry import Output, Section, Sentence, register
 from .._run import STOPPED
@@ -134,7 +136,6 @@ def _programs(ctx: Context, field: pd.DataFrame, k: int, exact: bool) -> dict:
     the whole complete part, still leave enough models below it by more than
     the tolerance and a rounding margin (:func:`_places`); otherwise it is undecided.
     """
-    from ...sensitivity import possible_winners
 
     tol = ctx.options.tol
     spread = field.max() - field.min()
@@ -213,7 +214,6 @@ def _scope(n_models: int, alive: list, examined: list) -> str:
 
 def _result(ctx: Context, x: pd.DataFrame, w: dict) -> Any:
     """The first-place answer as the library's :class:`~benchvote.sensitivity.PossibleWinners`, over every model."""
-    from ...sensitivity import PossibleWinners
 
     def flag(chosen: list, name: str) -> pd.Series:
         return pd.Series([m in set(chosen) for m in x.index], index=x.index, name=name)
@@ -231,7 +231,6 @@ def _result(ctx: Context, x: pd.DataFrame, w: dict) -> Any:
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from .._errors import NotDefined
 
     if ctx.box_undefined:
         raise NotDefined(ctx.box_undefined)

@@ -38,9 +38,10 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from ... import voting
 from ...ranking import kendall_tau_distance, rank
 from ...rules import RuleUndefined
-from ...voting import KEMENY_MAX_MODELS
+from ...voting import KEMENY_MAX_MODELS, kemeny
 from .._errors import AuditInputError
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
@@ -105,7 +106,6 @@ def by_rank(models: Any, ranks: Any) -> list:
 
 
 def _kemeny(ctx: Context, rules: dict, ranks: dict) -> str | None:
-    from ...voting import kemeny
 
     work = ctx.work
     if work.shape[0] > KEMENY_MAX_MODELS:
@@ -134,7 +134,6 @@ def _distances(ranks: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
 
 
 def compute(ctx: Context, done: dict) -> Output:
-    from ... import voting
 
     work, hib, tol, primary = ctx.work, ctx.hib, ctx.options.tol, ctx.options.primary
     rules, ranks, primary_scores = _rule_ranks(ctx)
@@ -178,7 +177,6 @@ def _top_cycles(sub: np.ndarray, models: list[str]) -> dict[str, Any]:
     The example is the cycle whose worst-placed model is placed best (then
     the second, then the first), written from its best-placed model on.
     """
-    from ... import voting
 
     example = None
     for c in range(2, len(models)):

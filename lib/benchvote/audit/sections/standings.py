@@ -23,10 +23,13 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from ...aggregation import win_fraction_blocks
+from ...missing import partial_borda
 from ...ranking import rank
 from .._errors import NotDefined
 from .._prepare import Context, names, series
 from .._registry import Output, Section, Sentence, register
+from .missing import check_partial
 
 #: Below this share of the tasks scored, a model is flagged as low coverage.
 LOW_COVERAGE = 0.5
@@ -65,8 +68,6 @@ def _rule(ctx: Context) -> str:
 
 
 def _partial_borda(full: pd.DataFrame, hib: pd.Series, tol: float) -> Any:
-    from ...missing import partial_borda
-    from .missing import check_partial
 
     try:
         check_partial(full)
@@ -84,7 +85,6 @@ def _strict_among_comparable(rated: pd.DataFrame, hib: pd.Series, tol: float) ->
     block of rows at a time (no m x m count matrices: 16 GB on 20,000 models).
     The pairs (i < j) that share no task come back as an array of index pairs.
     """
-    from ...aggregation import win_fraction_blocks
 
     m = len(rated)
     values, never = np.empty(m), []

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._prepare import Context
-from .._registry import Output, Section, register
+from .._registry import Output, Section, Sentence, register
 from .._rules import NORMALIZATIONS, split_normalize, unit_columns
 
 #: The spread ratio (largest over smallest task standard deviation) above which the audit gives the units notice.
@@ -187,7 +187,6 @@ def render(view: Any) -> str:
 
 def verdict(s: dict, done: dict) -> list:
     """A warning when the mean score leads and the spreads of its table differ (a cost-like name alone says nothing)."""
-    from .._registry import Sentence
 
     primary = done.get("rankings", {}).get("primary", "mean_score")
     if not s["mixed_scales"] or primary != "mean_score":  # another primary rule: the notice stays in its section
