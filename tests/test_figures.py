@@ -1,8 +1,8 @@
 """Every figure the book build drew: distinct labels, labelled axes, colours a colour-blind reader can tell apart.
 
-Each chapter records the labels and colours of the figures it shows (``benchvote.plotting.record_figures``
-in its hidden first cell) into ``_build/figure-data/<chapter>.jsonl`` while ``make book`` executes it;
-``benchvote.plotting.figure_problems`` then judges every record.
+The book build (``scripts/build_book.py``) records the labels and colours of the figures each chapter shows
+(``figure_lint.record_figures``, installed in every kernel it starts) into ``_build/figure-data/<chapter>.jsonl``
+while ``make book`` executes the chapter; ``figure_lint.figure_problems`` then judges every record.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from benchvote.plotting import figure_problems
+from figure_lint import figure_problems
 
 pytestmark = pytest.mark.site
 
@@ -31,7 +30,6 @@ def _records(chapter: str) -> list[dict]:
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_chapter_records_its_figures(chapter):
     source = (ROOT / "notebooks" / f"{chapter}.md").read_text()
-    assert f'record_figures("../_build/figure-data/{chapter}.jsonl")' in source
     shown = source.count("  figure:\n")  # one `mystnb: figure:` block per captioned figure
     assert len(_records(chapter)) >= shown > 0
 

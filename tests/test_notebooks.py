@@ -7,6 +7,7 @@ sources and the build's execution reports.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -112,6 +113,9 @@ def test_chapters_take_their_palette_from_the_library(md):
     spelled = sorted({h.upper() for h in re.findall(r"#[0-9a-fA-F]{6}\b", code)} & set(OKABE_ITO_NAMED.values()))
     assert not spelled, f"{md.name} spells the colours {spelled}: use benchvote.plotting.OKABE_ITO_NAMED"
     assert not re.search(r"^\s*OKABE_ITO\w*\s*=", code, re.M), f"{md.name} redefines the palette"
+    # one way: a colour by its name (the sequences OKABE_ITO and OKABE_ITO_LINES serve the colour cycle and the report)
+    other = sorted(set(re.findall(r"\bOKABE_ITO(?:_LINES)?\b", code)))
+    assert not other, f"{md.name} uses {other}: take the colours by name from benchvote.plotting.OKABE_ITO_NAMED"
 
 
 @pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.name)
@@ -133,6 +137,170 @@ def test_chapter_shape(md):
     for cell in nb.cells:
         assert cell.source.strip(), f"{md.name} has an empty cell"
     assert "TODO" not in md.read_text() and "TBD" not in md.read_text()
+
+
+#: Tags that keep a cell's code off the page.  ``hide-input`` and ``hide-cell`` fold the code behind a button
+#: that shows it, and ``hide-output`` and ``remove-output`` leave it shown: the code of those is on the page.
+REMOVED_TAGS = {"remove-cell", "remove-input"}
+#: What a removed cell may call as a statement: myst_nb's glue and the chapters' one setup call.
+GLUE_CALLS = {"glue", "book_style"}
+
+
+def hidden_logic(source: str) -> list[str]:
+    """What a removed cell does beyond gluing values into the prose: an empty list when nothing.
+
+    A removed cell may hold imports; asserts (checks of what the prose says, any expression); calls of
+    ``glue(...)`` or ``book_style()`` as statements; simple bindings of glue values, ``name = value`` or
+    ``a, b = value`` where a bound name is read by a glue call or an assert of the same cell, directly or
+    through another such binding (an unpacking may leave a part unused); and ``for`` loops (without
+    ``else``) whose body holds only these, which check or glue every case.  Neither a glue call, a loop's
+    iterable nor a binding may hold a lambda.  IPython magics (``%`` lines) are skipped.  Any other
+    statement (a condition, a ``with``, a definition, an augmented or subscript assignment, a bare
+    expression, a binding of a name no glue reads, which a later cell would use) is reported as
+    ``line N: what``.
+    """
+    tree = ast.parse("\n".join("" if line.lstrip().startswith("%") else line for line in source.splitlines()))
+
+    def loads(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+    def has_lambda(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Lambda) for n in ast.walk(node))
+
+    def is_glue(stmt: ast.stmt) -> bool:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in GLUE_CALLS
+
+    def bound(stmt: ast.stmt) -> set[str] | None:
+        """The names a simple binding binds (None for any other statement)."""
+        if not isinstance(stmt, ast.Assign) or has_lambda(stmt.value):
+            return None
+        names = [n for t in stmt.targets for n in ast.walk(t) if not isinstance(n, (ast.Tuple, ast.Store))]
+        if not names or not all(isinstance(n, ast.Name) for n in names):
+            return None
+        return {n.id for n in names}
+
+    statements = [s for s in ast.walk(tree) if isinstance(s, ast.stmt)]
+    needed = set().union(*(loads(s) for s in statements if is_glue(s) or isinstance(s, ast.Assert)))
+    needed |= set().union(*(loads(s.iter) for s in statements if isinstance(s, ast.For)))  # what the checks run over
+    bindings = [(s, bound(s)) for s in statements if bound(s) is not None]
+    grown = True
+    while grown:  # a binding that feeds a glue value is a glue value too
+        before = len(needed)
+        for stmt, names in bindings:
+            if names & needed:
+                needed |= loads(stmt.value)
+        grown = len(needed) > before
+
+    def problems(body: list[ast.stmt]) -> list[str]:
+        found = []
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Assert)) or (is_glue(stmt) and not has_lambda(stmt)):
+                continue
+            if isinstance(stmt, ast.For) and not stmt.orelse and not has_lambda(stmt.iter):
+                found += problems(stmt.body)  # a loop of checks or glue calls checks every case
+                continue
+            names = bound(stmt)
+            if names is not None and names & needed:  # unpacking may leave a part unused
+                continue
+            what = f"binds {sorted(names - needed)}, which no glue reads" if names else type(stmt).__name__
+            found.append(f"line {stmt.lineno}: {what}")
+        return found
+
+    return problems(tree.body)
+
+
+def test_hidden_logic_allows_glue_asserts_setup_and_glue_bindings_only():
+    allowed = """
+from benchvote.plotting import book_style
+%matplotlib inline
+book_style()
+top = ranking.index[0]
+label, share = top.upper(), f"{counts[top] / total:.0%}"
+glue("top", label, display=False)
+glue("share", share, display=False)
+assert counts[top] > 0
+for name, row in frame.iterrows():
+    low = row.min()
+    assert low >= 0, name
+"""
+    assert hidden_logic(allowed) == []
+    hidden = """
+for name in names:
+    glue(name, 1)
+    frame.loc[name] = 1
+def helper(x):
+    return x
+table = frame.dropna()
+frame.loc["a"] = 1
+total += 1
+frame.plot()
+glue("f", (lambda: 1)())
+"""
+    assert hidden_logic(hidden) == [
+        "line 4: Assign",
+        "line 5: FunctionDef",
+        "line 7: binds ['table'], which no glue reads",
+        "line 8: Assign",
+        "line 9: AugAssign",
+        "line 10: Expr",
+        "line 11: Expr",
+    ]
+
+
+#: Removed cells that still compute beyond glue, by (chapter, first line), with the reason they are left.
+HIDDEN_LOGIC_LEFT: dict[tuple[str, str], str] = {
+    (
+        "audit",
+        "# the refusals above, checked on small files: exit status 2, one line on stderr, no report written",
+    ): "a check of the refusals the page lists: runs the command line on small files in a temporary folder "
+    "(a `with` block), and nothing it binds is used elsewhere",
+    (
+        "design",
+        "# the file above is one the command line reads back unchanged, and the command's options exist",
+    ): "a check that the command line reads the page's CSV back and accepts the options the page prints: "
+    "writes to a temporary folder (a `with` block), and nothing it binds is used elsewhere",
+    ("domains", "def has_split(profile, models):"): "a brute-force oracle (every subset of the models) for the "
+    "claim that this profile has no group-separable tree although every triple has one: only asserts call it",
+    ("missing", "assert np.isclose(threshold, 188 / 3)"): "a check of the threshold the prose derives: the helper "
+    "moves one score across it and reports who leads, and only asserts call it",
+}
+
+
+def _removed_cells(md: Path) -> list[tuple[str, str]]:
+    """The removed code cells of a chapter, each as (its first line, its source)."""
+    cells = jupytext.read(md).cells
+    return [
+        (c.source.strip().splitlines()[0], c.source)
+        for c in cells
+        if c.cell_type == "code" and REMOVED_TAGS & set(c.metadata.get("tags", []))
+    ]
+
+
+@pytest.mark.parametrize("md", NOTEBOOKS, ids=lambda p: p.stem)
+def test_removed_cells_hold_only_glue_asserts_and_the_setup_call(md):
+    """A chapter's computations are in the library (tested) or on the page; a removed cell only glues and checks.
+
+    The first cell of every chapter is the one setup call, ``book_style()``; the build records the figures
+    itself (``scripts/build_book.py``).  The cells still listed in :data:`HIDDEN_LOGIC_LEFT` are named with
+    the reason they are left; a listed cell that now passes must leave the list.
+    """
+    removed = _removed_cells(md)
+    assert removed and removed[0][1].strip() == "from benchvote.plotting import book_style\n\nbook_style()"
+    code = "\n".join(c.source for c in jupytext.read(md).cells if c.cell_type == "code")
+    styled = re.findall(r"rcParams|rc_context|%matplotlib|record_figures", code)
+    assert not styled, f"{md.name} sets up figures itself ({styled}): book_style() and the build do it"
+    left = {first: why for (chapter, first), why in HIDDEN_LOGIC_LEFT.items() if chapter == md.stem}
+    found = {}
+    for first, source in removed:
+        problems = hidden_logic(source)
+        if problems and first not in left:
+            found[first] = problems
+        if not problems:
+            assert first not in left, f"{md.name}: the cell starting {first!r} passes now: drop it from the list"
+    assert not found, f"{md.name}: removed cells compute what the page does not show: {found}"
+    starts = [first for first, _ in removed]
+    assert not set(left) - set(starts), f"{md.name}: listed cells no longer exist: {set(left) - set(starts)}"
 
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "Fig.", "cf.", "resp.", "Eq.", "eq.", "No.", "approx.")

@@ -162,7 +162,7 @@ def test_declared_dependencies_are_what_the_library_imports():
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0])
     third_party = imported - set(sys.stdlib_module_names) - {"benchvote", "__future__"}
-    optional = {"torch", "matplotlib", "ipywidgets", "IPython"}  # IPython: plotting.record_figures, in Jupyter only
+    optional = {"torch", "matplotlib", "ipywidgets", "IPython"}  # IPython: plotting.phone_twins, in Jupyter only
     assert (
         third_party
         == {"numpy", "pandas", "scipy", "sklearn", "tqdm", "numba", "highspy", "jinja2", "markupsafe"} | optional

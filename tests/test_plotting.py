@@ -165,70 +165,19 @@ def test_bump_chart_labels_stay_distinct_when_squeezed():
     plt.close(fig)
 
 
-def test_figure_problems_finds_what_a_reader_cannot_tell_apart():
-    from benchvote.plotting import figure_facts, figure_problems
+def test_book_style_sets_the_books_defaults_and_its_palette_as_the_colour_cycle():
+    from benchvote.plotting import OKABE_ITO, book_style
 
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1], color="#ff7f0e", label="one")
-    ax.plot([0, 1], [1, 0], color="#2ca02c", label="one")
-    ax.imshow(np.eye(3), cmap="RdYlGn")
-    ax.set_xticks([0, 1], ["Stable Diffusion v…", "Stable Diffusion v…"])
-    ax.legend()
-    problems = " | ".join(figure_problems(figure_facts(fig)))
-    plt.close(fig)
-    assert "repeated legend labels" in problems
-    assert "repeated x tick labels" in problems
-    assert "red-green colour map ['RdYlGn']" in problems
-    assert "look alike with protanopia" in problems
-
-
-def test_figure_problems_accepts_the_books_own_charts():
-    from benchvote.plotting import figure_facts, figure_problems, majority_graph
-
-    fig, (a, b) = plt.subplots(1, 2)
-    bump_chart([1, 2, 3, 4], [2, 1, 3, 4], ["a" * 40 + "1", "a" * 40 + "2", "b", "c"], ax=a)
-    majority_graph(np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]]), ["x", "y", "z"], ax=b, highlight=[(0, 1)])
-    fig.canvas.draw()
-    facts = figure_facts(fig)
-    plt.close(fig)
-    assert figure_problems(facts) == []
-    assert facts["axes"][0]["colours"] == ["#7f8c8d", "#c0392b"]
-    assert facts["axes"][1]["xlabel"].startswith("arrow i → j: a majority of tasks")
-
-
-def test_okabe_ito_colours_pass_and_tab10_does_not():
-    from benchvote.plotting import figure_problems
-
-    okabe = ["#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7"]
-    tab10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
-
-    def facts(colours):
-        empty = {"xlabel": "x", "ylabel": "y", "xticks": [], "yticks": [], "legend": [], "texts": [], "cmaps": []}
-        return {"axes": [{**empty, "colours": colours}]}
-
-    assert figure_problems(facts(okabe)) == []
-    assert figure_problems(facts(tab10))
-
-
-def test_a_pale_line_on_white_is_a_problem_and_the_line_palette_has_none():
-    from benchvote.plotting import OKABE_ITO, OKABE_ITO_LINES, figure_facts, figure_problems
-
-    fig, ax = plt.subplots()
-    for k, colour in enumerate(OKABE_ITO):
-        ax.plot([0, 1], [k, k], color=colour)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    problems = figure_problems(figure_facts(fig))
-    plt.close(fig)
-    assert problems == ["axes 0: #f0e442 is too pale on white (1.32:1)"]  # WCAG ratio of Okabe–Ito yellow
-    fig, ax = plt.subplots()
-    for k, colour in enumerate(OKABE_ITO_LINES):
-        ax.plot([0, 1], [k, k], color=colour)
-        ax.text(0.5, k, f"line {k}", color=colour)
-    ax.set_xlabel("x")
-    ax.set_ylabel("y")
-    assert figure_problems(figure_facts(fig)) == []
-    plt.close(fig)
+    with matplotlib.rc_context():
+        book_style()
+        assert plt.rcParams["figure.dpi"] == plt.rcParams["savefig.dpi"] == 110
+        assert plt.rcParams["font.size"] == 10
+        assert tuple(plt.rcParams["axes.prop_cycle"].by_key()["color"]) == OKABE_ITO
+        fig, ax = plt.subplots()
+        (line,) = ax.plot([0, 1])
+        assert line.get_color() == OKABE_ITO[0]
+        plt.close(fig)
+    assert plt.rcParams["figure.dpi"] != 110  # rc_context restored matplotlib's defaults
 
 
 def test_the_report_colours_are_the_book_palette_by_name():

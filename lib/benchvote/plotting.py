@@ -1,12 +1,21 @@
-"""Figures used throughout the book (matplotlib, no global state).
+"""Figures used throughout the book (matplotlib), its palette and its figure style.
 
 Every function draws into an :class:`~matplotlib.axes.Axes` (a new one when
-``ax`` is None), labels both axes and returns the axes.
+``ax`` is None), labels both axes and returns the axes.  No function changes global
+state except :func:`book_style` (matplotlib's defaults) and :func:`phone_twins` (IPython's
+figure formatter), which the book calls on purpose.
+
+matplotlib (the ``plot`` extra) and IPython are optional dependencies, imported inside the
+functions that draw: the audit report imports this module for :data:`OKABE_ITO_NAMED` and
+:func:`short_labels` on an installation without them.
 """
 
 from __future__ import annotations
 
+import io
+import pickle
 import textwrap
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,15 +27,12 @@ __all__ = [
     "OKABE_ITO",
     "OKABE_ITO_NAMED",
     "OKABE_ITO_LINES",
-    "RED_GREEN_MAPS",
+    "book_style",
     "bump_chart",
-    "figure_facts",
-    "figure_problems",
     "majority_graph",
     "narrow_twin",
     "phone_twins",
     "rank_interval_chart",
-    "record_figures",
     "short_labels",
 ]
 
@@ -223,7 +229,7 @@ def bump_chart(
     -------
     matplotlib Axes
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: see the module docstring
 
     b = np.asarray(before, dtype=float)
     a = np.asarray(after, dtype=float)
@@ -340,7 +346,7 @@ def majority_graph(
     -------
     matplotlib Axes
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: see the module docstring
 
     m_arr = np.asarray(margins)
     if m_arr.ndim != 2 or m_arr.shape[0] != m_arr.shape[1]:
@@ -497,7 +503,7 @@ def rank_interval_chart(
     -------
     matplotlib Axes
     """
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: see the module docstring
 
     if not callable(getattr(intervals, "frame", None)) or not hasattr(intervals, "level"):
         raise TypeError(
@@ -522,7 +528,7 @@ def rank_interval_chart(
     return ax
 
 
-# --------------------------------------------------------------------------- figure checks
+# --------------------------------------------------------------------------- the palette
 
 #: The Okabe–Ito palette by colour name (Okabe and Ito 2008): the one home of the book's and the
 #: report's colours, distinguishable with the common colour-vision deficiencies.
@@ -539,223 +545,22 @@ OKABE_ITO_NAMED = {
 #: The same colours in the order of the book's colour cycle.
 OKABE_ITO = tuple(OKABE_ITO_NAMED.values())
 #: The Okabe–Ito colours a thin line or a small marker on white can use: all but the yellow,
-#: whose contrast with white (1.3:1) is under :data:`PALE_ON_WHITE`.
+#: whose contrast with white (1.3:1) is under the 2:1 a line needs (``tests/figure_lint.py``).
 OKABE_ITO_LINES = tuple(c for c in OKABE_ITO if c != OKABE_ITO_NAMED["yellow"])
-#: The smallest contrast ratio (WCAG) with white that a line, a marker or a text of a figure needs.
-PALE_ON_WHITE = 2.0
-
-#: Colour maps that put red against green (or run through both), unreadable with the commonest
-#: colour-vision deficiencies; matplotlib names, reversed variants included.
-RED_GREEN_MAPS = frozenset(
-    name + suffix
-    for name in ("RdYlGn", "Spectral", "jet", "hsv", "rainbow", "gist_rainbow", "nipy_spectral", "turbo", "brg")
-    for suffix in ("", "_r")
-)
-
-# Machado, Oliveira and Fernandes (2009), severity 1.0, on linear RGB.
-_CVD = {
-    "deuteranopia": np.array(
-        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
-    ),
-    "protanopia": np.array(
-        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
-    ),
-}
 
 
-def figure_facts(fig: Any) -> dict:
-    """What a reader can tell apart in a figure: its labels and its colours, axes by axes.
+def book_style() -> None:
+    """Set matplotlib's defaults to the book's figure style: the one setup call of every chapter.
 
-    Parameters
-    ----------
-    fig : matplotlib Figure
-
-    Returns
-    -------
-    dict
-        ``{"axes": [...]}`` with, for each axes, its ``xlabel`` and ``ylabel``, its tick
-        labels, its legend entries, its text labels grouped by horizontal anchor
-        (``texts``: a list of lists), the colour maps of its images and collections
-        (``cmaps``) and the distinct colours of its lines, patches and markers
-        (``colours``, as ``#rrggbb``; white and fully transparent ones left out), and the
-        colours of its lines and texts (``strokes``).
+    Figures at 110 dots per inch, 10-point text, and the Okabe–Ito colours
+    (:data:`OKABE_ITO`) as the colour cycle.  A reader who runs a chapter gets the same
+    figures as the book; the book build adds its own checks (``scripts/build_book.py``).
     """
-    from matplotlib.colors import to_hex, to_rgba_array
+    import matplotlib.pyplot as plt  # optional: see the module docstring
 
-    out = []
-    for ax in fig.get_axes():
-        if not ax.get_visible():
-            continue
-        groups: dict[float, list[str]] = {}
-        for t in ax.texts:
-            text = t.get_text().strip()
-            if text and t.get_visible():
-                anchor = t.xy[0] if hasattr(t, "xy") else t.get_position()[0]
-                groups.setdefault(round(float(anchor), 6), []).append(text)
-        legend = ax.get_legend()
-        colours: set[str] = set()
-        values = [t.get_color() for t in ax.texts if t.get_visible() and t.get_text().strip()]
-        values += [t.arrow_patch.get_edgecolor() for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
-        for artist in [*ax.lines, *ax.patches, *ax.collections]:
-            if artist is not ax.patch and artist.get_visible():
-                values += [
-                    getattr(artist, g)() for g in ("get_color", "get_facecolor", "get_edgecolor") if hasattr(artist, g)
-                ]
-        for value in values:
-            try:
-                rgba = to_rgba_array(value)
-            except (TypeError, ValueError):
-                continue
-            for row in rgba:
-                if row[3] > 0:
-                    colours.add(to_hex(row[:3]))
-        colours.discard("#ffffff")
-        strokes = {to_hex(to_rgba_array(line.get_color())[0][:3]) for line in ax.lines if line.get_visible()}
-        shown = [t for t in ax.texts if t.get_visible() and t.get_text().strip()]
-        strokes |= {to_hex(to_rgba_array(t.get_color())[0][:3]) for t in shown}
-        out.append(
-            {
-                "xlabel": ax.get_xlabel(),
-                "ylabel": ax.get_ylabel(),
-                "xticks": [t.get_text() for t in ax.get_xticklabels() if t.get_text()],
-                "yticks": [t.get_text() for t in ax.get_yticklabels() if t.get_text()],
-                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
-                "texts": list(groups.values()),
-                "cmaps": sorted(
-                    {a.get_cmap().name for a in [*ax.images, *ax.collections] if a.get_array() is not None}
-                ),
-                "colours": sorted(colours),
-                "strokes": sorted(strokes),
-            }
-        )
-    return {"axes": out}
-
-
-def _luminance(hex_colour: str) -> float:
-    """WCAG relative luminance of a ``#rrggbb`` colour."""
-    rgb = np.array([int(hex_colour[k : k + 2], 16) / 255 for k in (1, 3, 5)])
-    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return float(lin @ [0.2126, 0.7152, 0.0722])
-
-
-def _lab(hex_colours: Sequence[str], deficiency: str | None = None) -> np.ndarray:
-    """CIELAB (D65) of colours, optionally as seen with a colour-vision deficiency."""
-    rgb = np.array([[int(h[k : k + 2], 16) / 255 for k in (1, 3, 5)] for h in hex_colours])
-    lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    if deficiency:
-        lin = np.clip(lin @ _CVD[deficiency].T, 0, 1)
-    xyz = lin @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
-    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
-    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
-    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
-
-
-def figure_problems(facts: dict, *, distinct: float = 12.0, confusable: float = 10.0) -> list[str]:
-    """What makes a figure hard to read, from :func:`figure_facts`: an empty list when nothing does.
-
-    A figure has a problem when an axis has ticks but no label, two equal tick labels,
-    two equal legend entries or two equal text labels at the same horizontal anchor
-    (numbers such as edge margins may repeat), a red–green colour map
-    (:data:`RED_GREEN_MAPS`), or two colours that a reader with normal vision tells apart
-    (CIELAB distance at least ``distinct``) but that come within ``confusable`` of each other
-    for a reader with deuteranopia or protanopia (Machado et al. 2009, full severity), or a
-    line or text too pale on the white background (contrast under :data:`PALE_ON_WHITE`).
-
-    Parameters
-    ----------
-    facts : dict
-        The output of :func:`figure_facts`.
-    distinct : float
-        CIELAB distance from which two colours are meant to differ.
-    confusable : float
-        CIELAB distance under which two colours look alike.
-
-    Returns
-    -------
-    list of str
-    """
-    import re
-
-    # values such as "+2", "0.25", "40%", "3 of 10" may repeat; names may not
-    numeric = re.compile(r"^[+\-−]?[\d.,]+%?( (of|/) [\d.,]+%?)?$")
-    problems = []
-    for k, ax in enumerate(facts["axes"]):
-        where = f"axes {k}"
-        groups = [("x tick", ax["xticks"]), ("y tick", ax["yticks"]), ("legend", ax["legend"])]
-        groups += [("text", [t for t in texts if not numeric.match(t)]) for texts in ax["texts"]]
-        for kind, labels in groups:
-            repeated = sorted({x for x in labels if labels.count(x) > 1})
-            if repeated:
-                problems.append(f"{where}: repeated {kind} labels {repeated[:3]}")
-        for axis in ("x", "y"):
-            if ax[f"{axis}ticks"] and not ax[f"{axis}label"].strip():
-                problems.append(f"{where}: the {axis} axis has ticks but no label")
-        bad = [c for c in ax["cmaps"] if c in RED_GREEN_MAPS]
-        if bad:
-            problems.append(f"{where}: red-green colour map {bad}")
-        for colour in ax.get("strokes", []):
-            ratio = 1.05 / (_luminance(colour) + 0.05)
-            if ratio < PALE_ON_WHITE:
-                problems.append(f"{where}: {colour} is too pale on white ({ratio:.2f}:1)")
-        colours = ax["colours"]
-        if len(colours) > 1:
-            normal = _lab(colours)
-            for deficiency in _CVD:
-                seen = _lab(colours, deficiency)
-                for i in range(len(colours)):
-                    for j in range(i + 1, len(colours)):
-                        if (
-                            np.linalg.norm(normal[i] - normal[j])
-                            >= distinct
-                            > confusable
-                            > np.linalg.norm(seen[i] - seen[j])
-                        ):
-                            problems.append(f"{where}: {colours[i]} and {colours[j]} look alike with {deficiency}")
-    return problems
-
-
-def record_figures(path: Any) -> None:
-    """In IPython, append :func:`figure_facts` of every figure a cell shows to a JSON-lines file.
-
-    The book's chapters call it in a hidden cell so that a test can check every built
-    figure with :func:`figure_problems`; it also turns on :func:`phone_twins`, so that
-    every figure of the book has its phone layout.  The file is emptied first.  Outside
-    IPython it does nothing.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write (its folder is created).
-    """
-    import json
-    from pathlib import Path
-
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with Jupyter
-        return
-    shell = get_ipython()
-    if shell is None:
-        return
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("")
-
-    def log(*_: Any) -> None:
-        import matplotlib.pyplot as plt
-
-        with target.open("a") as out:
-            for number in plt.get_fignums():
-                fig = plt.figure(number)
-                record = {"cell": shell.execution_count, "figure": number, **figure_facts(fig)}
-                out.write(json.dumps(record) + "\n")
-
-    phone_twins()
-    # before matplotlib's own post_execute callback, which shows and closes the figures
-    callbacks = shell.events.callbacks["post_execute"]
-    callbacks[:] = [c for c in callbacks if not getattr(c, "_benchvote_figure_log", False)]
-    log._benchvote_figure_log = True  # type: ignore[attr-defined]
-    callbacks.insert(0, log)
+    plt.rcParams.update(
+        {"figure.dpi": 110, "savefig.dpi": 110, "font.size": 10, "axes.prop_cycle": plt.cycler(color=OKABE_ITO)}
+    )
 
 
 # --------------------------------------------------------------------------- figures on a phone
@@ -778,7 +583,7 @@ def _top_cell(ax: Any) -> Any:
 
 def _restack(fig: Any) -> int:
     """Move the figure's panels into one column, in reading order; return the number of rows."""
-    from matplotlib.gridspec import GridSpec
+    from matplotlib.gridspec import GridSpec  # optional: see the module docstring
 
     cells: dict[tuple[int, int], Any] = {}
     for ax in fig.axes:
@@ -833,7 +638,7 @@ def _label_every_panel(fig: Any) -> None:
 
 def _fit_xticks(fig: Any, renderer: Any) -> None:
     """Named x ticks of a phone layout that would overlap go on two lines, then on a slant, before any is left out."""
-    from matplotlib.ticker import FixedLocator
+    from matplotlib.ticker import FixedLocator  # optional: see the module docstring
 
     for ax in fig.axes:
         if getattr(ax, "_benchvote_labels", None) is not None or not isinstance(
@@ -937,12 +742,9 @@ def narrow_twin(fig: Any, width: float = NARROW_WIDTH) -> Any:
     matplotlib Figure
         A new figure, not registered with pyplot.
     """
-    import pickle
-    import warnings
-
-    import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.text import Text
+    import matplotlib.pyplot as plt  # optional: see the module docstring
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # optional: see the module docstring
+    from matplotlib.text import Text  # optional: see the module docstring
 
     twin = pickle.loads(pickle.dumps(fig))
     if twin in [plt.figure(n) for n in plt.get_fignums()]:
@@ -1067,7 +869,7 @@ def _wrap_titles(fig: Any, width: float) -> None:
 
 def _plain_log_ticks(fig: Any) -> None:
     """Log axes of a phone layout label their ticks 0.01, 0.1, 1 rather than 10 to a small superscript power."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter  # on use, as matplotlib everywhere in this module
+    from matplotlib.ticker import FuncFormatter, NullFormatter  # optional: see the module docstring
 
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     for ax in fig.axes:
@@ -1079,9 +881,7 @@ def _plain_log_ticks(fig: Any) -> None:
 
 def _svg(fig: Any) -> str:
     """The figure as SVG text whose words stay text (so a test can measure them), byte-stable."""
-    import io
-
-    import matplotlib
+    import matplotlib  # optional: see the module docstring
 
     out = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "benchvote"}):
@@ -1098,13 +898,13 @@ def phone_twins() -> None:
     Outside IPython, or without matplotlib's inline backend, it does nothing.
     """
     try:
-        from IPython import get_ipython
+        from IPython import get_ipython  # optional: see the module docstring
     except ImportError:  # pragma: no cover - IPython comes with Jupyter
         return
     shell = get_ipython()
     if shell is None:
         return
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # optional: see the module docstring
 
     formatter = shell.display_formatter.formatters["image/png"]
     try:
