@@ -426,3 +426,48 @@ def test_docstring_documents_every_parameter_and_has_an_example(qualname, func):
         assert not set(params) - documented, f"{qualname} does not document {sorted(set(params) - documented)}"
     presentation = qualname.split(".")[0] in ("widgets", "plotting")  # they draw; the book shows them
     assert presentation or ">>>" in doc, f"{qualname} has no example"
+
+
+# --------------------------------------------------------------------------- imports at the head
+
+#: Modules a function may import where it needs them, and why (measured with ``python -X importtime``).
+LAZY_IMPORTS = {
+    "_kernels": "numba compiles or loads the kernels with their module: about 1-2 s, paid by the first caller",
+    "_boxes": "numba kernels of the box search (as _kernels)",
+    "_cliques": "numba kernels of the clique search (as _kernels)",
+    "_weightbb": "imports the clique search's numba kernels (as _kernels)",
+    "torch": "the relaxations' optional solver: 2-4 s to import",
+    "sklearn": "k-nearest-neighbour imputation only",
+    "highspy": "the clique search's LP solver, loaded with it",
+    "scipy.stats": "3.4 s to import, for one correlation",
+    "scipy.linalg": "Bradley-Terry's Newton steps only",
+    "scipy.sparse.linalg": "Bradley-Terry on many models only",
+    "matplotlib": "figures only: the audit and the command line never draw with matplotlib",
+    "IPython": "present only in a notebook kernel",
+    "ipywidgets": "live notebook controls only",
+}
+
+
+def _function_imports():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):
+                    if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                        name = inner.module if isinstance(inner, ast.ImportFrom) else inner.names[0].name
+                        # the reason may stand on the import's line or on a comment line right above it
+                        yield path, inner.lineno, name or "", lines[inner.lineno - 2] + lines[inner.lineno - 1]
+
+
+def test_a_function_imports_only_what_is_costly_or_circular_and_says_why():
+    """Imports sit at the head of each module; inside a function only a costly module, or with a reason beside it."""
+    unexplained = sorted(
+        {
+            f"{path.relative_to(PACKAGE)}:{lineno}: {line.strip()}"
+            for path, lineno, name, line in _function_imports()
+            if not any(name == lazy or name.startswith(lazy + ".") or name.endswith(lazy) for lazy in LAZY_IMPORTS)
+            and "#" not in line
+        }
+    )
+    assert not unexplained, "imports inside functions without a reason:\n" + "\n".join(unexplained)

@@ -14,6 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._validation import numbered
+from .data import helm_scenarios
+from .domains import domain_report, profile_majority, rankings_from_scores
+from .plotting import majority_graph
 
 __all__ = ["domain_explorer"]
 
@@ -46,10 +49,6 @@ def domain_explorer(
     """
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
-
-    from .data import helm_scenarios
-    from .domains import domain_report, profile_majority, rankings_from_scores
-    from .plotting import majority_graph
 
     groups = ("accuracy", "robustness", "fairness", "efficiency", "calibration")
     models = list(models)
