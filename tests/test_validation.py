@@ -557,7 +557,8 @@ def test_the_contract_keeps_the_body_signature_and_documents_what_the_body_leave
     doc = probe.__doc__
     assert doc.index("scores : array_like") < doc.index("higher_is_better : bool") < doc.index("tol : float")
     assert "Its own words on the tolerance." in doc and doc.count("tol : float") == 1
-    assert doc.index("tol : float") < doc.index("nan_policy : str") < doc.index("seed : int") < doc.index("Examples")
+    assert doc.index("tol : float") < doc.index('nan_policy : {"raise", "omit", "middle"}') < doc.index("seed : int")
+    assert doc.index("seed : int") < doc.index("Examples") and "missing cells (``nan``) as ``nan_policy`` says" in doc
 
 
 def test_one_measure_may_hand_its_validated_table_to_another():

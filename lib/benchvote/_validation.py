@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -444,8 +444,8 @@ _Measure = TypeVar("_Measure", bound=Callable[..., Any])
 CONTRACT_DOCS = {
     "scores": (
         "scores : array_like, DataFrame or Leaderboard, shape (m, n)",
-        "One row per model, one column per task. A :class:`benchvote.data.Leaderboard` stands for the pair "
-        "``(scores, higher_is_better)``.",
+        "One row per model, one column per task{missing}. A :class:`benchvote.data.Leaderboard` stands for the "
+        "pair ``(scores, higher_is_better)``.",
     ),
     "higher_is_better": (
         "higher_is_better : bool, sequence of bool or Series",
@@ -453,10 +453,11 @@ CONTRACT_DOCS = {
     ),
     "tol": (
         "tol : float",
-        "Tie tolerance: two scores of a task within ``tol`` of each other (chained) are tied.",
+        "Tie tolerance: two scores of a task within ``tol`` of each other (chained, as in :func:`benchvote.rank`) "
+        "are tied.",
     ),
     "nan_policy": (
-        "nan_policy : str",
+        "nan_policy : {choices}",
         '``"raise"`` refuses missing cells (``nan``); ``"omit"`` leaves them out.',
     ),
     "seed": (
@@ -466,31 +467,53 @@ CONTRACT_DOCS = {
 }
 
 
-def _documented(doc: str | None, names: Sequence[str]) -> str | None:
-    """``doc`` with the contract's entry added to its Parameters section for every name it does not describe."""
-    if not doc or "Parameters\n" not in doc:
+def _documented(doc: str | None, names: Sequence[str], allow_nan: _Flag, choices: Sequence[str]) -> str | None:
+    """``doc`` whose Parameters section describes every contract parameter, in the order of the signature.
+
+    An entry the body's docstring writes stays as written; a contract parameter it leaves out gets the
+    contract's entry (:data:`CONTRACT_DOCS`), which says what the decorator checks: whether missing cells are
+    allowed, and the ``nan_policy`` choices.  A docstring without a Parameters section gets one before its
+    first other section.
+    """
+    if not doc:
         return doc
+    missing = (
+        "; missing cells (``nan``) as ``nan_policy`` says"
+        if callable(allow_nan)
+        else ("; ``nan`` marks a missing score" if allow_nan else ", every cell scored")
+    )
+    fill = {"missing": missing, "choices": "{" + ", ".join(f'"{c}"' for c in choices) + "}"}
     lines = doc.split("\n")
-    head = lines.index(next(line for line in lines if line.strip() == "Parameters"))
-    indent = lines[head][: len(lines[head]) - len(lines[head].lstrip())]
-    end = head + 2
-    while end < len(lines) and not (
-        lines[end].strip() and end + 1 < len(lines) and set(lines[end + 1].strip()) == {"-"}
-    ):
-        end += 1
-    while end > head + 2 and not lines[end - 1].strip():
+    heads = [k for k in range(len(lines) - 1) if lines[k].strip() and set(lines[k + 1].strip()) == {"-"}]
+    indent = next((lines[k][: len(lines[k]) - len(lines[k].lstrip())] for k in heads), "    ")
+    start = next((k for k in heads if lines[k].strip() == "Parameters"), None)
+    if start is None:  # a section of its own, before the first other one (or at the end)
+        at = heads[0] if heads else len(lines)
+        lines[at:at] = [indent + "Parameters", indent + "----------", ""]
+        return _documented("\n".join(lines), names, allow_nan, choices)
+    end = next((k for k in heads if k > start), len(lines))
+    while end > start + 2 and not lines[end - 1].strip():
         end -= 1
-    section = "\n".join(lines[head + 2 : end])
-    described = {n for n in names if re.search(rf"^{indent}{n}\b[^\n]*:", section, re.M) or f", {n}" in section}
-    entries = lambda wanted: [  # noqa: E731
-        line
-        for n in wanted
-        if n not in described
-        for line in (indent + CONTRACT_DOCS[n][0], indent + "    " + CONTRACT_DOCS[n][1])
-    ]
-    first = entries([n for n in ("scores", "higher_is_better") if n in names])
-    last = entries([n for n in ("tol", "nan_policy", "seed") if n in names])
-    return "\n".join(lines[: head + 2] + first + lines[head + 2 : end] + last + lines[end:])
+    entries: list[tuple[list[str], list[str]]] = []  # (names, lines) of each entry the body writes
+    for line in lines[start + 2 : end]:
+        if line.strip() and not line.startswith(indent + " "):
+            entries.append(([n.strip() for n in line.split(":")[0].split(",")], [line]))
+        elif entries:
+            entries[-1][1].append(line)
+    width = 110 - len(indent)
+    out: list[str] = []
+    for name in names:
+        own = [e for e in entries if name in e[0]]
+        if own and own[0][0][0] == name:
+            out += own[0][1]
+        elif not own and name in CONTRACT_DOCS:
+            kind, text = (part.format(**fill) for part in CONTRACT_DOCS[name])
+            out += [
+                indent + kind,
+                *textwrap.wrap(text, width, initial_indent=indent + "    ", subsequent_indent=indent + "    "),
+            ]
+    out += [line for e in entries if not set(e[0]) & set(names) for line in e[1]]  # e.g. ``*args``, ``**kwargs``
+    return "\n".join(lines[: start + 2] + out + lines[end:])
 
 
 def measure(
@@ -550,7 +573,7 @@ def measure(
             options["scores"], options["higher_is_better"] = table, table.direction
             return body(*bound.args, **bound.kwargs)
 
-        wrapper.__doc__ = _documented(body.__doc__, names)
+        wrapper.__doc__ = _documented(body.__doc__, names, allow_nan, nan_choices)
         wrapper.__measure__ = {  # type: ignore[attr-defined]
             "allow_nan": allow_nan,
             "allow_empty_rows": allow_empty_rows,

@@ -61,10 +61,6 @@ def task_ranks(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all).
     tol : float
         Tie tolerance: scores within ``tol`` (chained) share a midrank.
     nan_policy : {"raise", "omit"}
@@ -126,15 +122,6 @@ def pairwise_wins(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     is imputed.  Mean win rate, Borda count and Copeland's rule are all
     functions of these counts.
 
-    Parameters
-    ----------
-    scores : array_like or DataFrame, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of each task.
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
-
     Returns
     -------
     PairwiseCounts
@@ -184,10 +171,6 @@ def mean_score(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     weights : array_like of shape (n,), optional
         Non-negative task weights.
     nan_policy : {"raise", "omit"}
@@ -262,8 +245,6 @@ def geometric_mean(
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
         Models x tasks; every scored cell must be positive.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     weights : array_like of shape (n,), optional
         Non-negative task weights (default: all equal).
     nan_policy : {"raise", "omit"}
@@ -520,16 +501,6 @@ def borda(scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE
     Complete data are required: with missing scores the number of points on
     offer differs between tasks (use :func:`benchvote.missing.partial_borda`).
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     See Also
     --------
     mean_win_rate
@@ -575,19 +546,12 @@ def protected_ranking(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     protected : sequence
         The models to rank (at least 2 labels of ``scores``).
     added : sequence
         Further models that join the field (disjoint from ``protected``).
     convention : {"strict", "quantile"}
         The win-rate convention of :func:`benchvote.mean_win_rate`.
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
 
     See Also
     --------

@@ -79,10 +79,6 @@ def pareto_violations(scores: Any, higher_is_better: Any = True, *, rule: Callab
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     rule : callable
         Maps ``(scores, higher_is_better)`` to one number per model, higher =
         better, as every rule of the library does (e.g.
@@ -240,10 +236,6 @@ def field_margins(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     protected : sequence
         The models whose ranking should not depend on who else takes part.
     pool : sequence
@@ -525,10 +517,6 @@ def iia_flip(
 
     Parameters
     ----------
-    scores : DataFrame or Leaderboard
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     pair : (label, label)
         Two distinct protected models.
     protected : sequence
@@ -603,10 +591,6 @@ def iia_report(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     protected : sequence
         The models whose ranking should not depend on who else takes part.
     pool : sequence

@@ -180,10 +180,6 @@ def manipulations(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks, complete.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     rule : callable
         ``rule(table, higher_is_better) -> values`` with higher better, as in
         :data:`benchvote.rules.RULES` (each entry's ``fn``).

@@ -209,10 +209,6 @@ def diversity(
 
     Parameters
     ----------
-    scores : array_like or DataFrame, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of each task.
     nan_policy : {"raise", "complete_models", "complete_tasks", "expected_ranks"}
         What to do with missing scores.  ``"raise"`` (default) refuses them.
         ``"complete_models"`` keeps only the models with a score on every task
@@ -223,8 +219,6 @@ def diversity(
         compatible with the observed partial ranking (uniform linear
         extensions, see :func:`benchvote.missing.expected_ranks`); the tie
         correction then uses the observed ties only.
-    tol : float
-        Tie tolerance passed to :func:`benchvote.rank`.
 
     Returns
     -------

@@ -71,16 +71,9 @@ def rankings_from_scores(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     tie_break : {"alphabetical", "reverse", "input"}
         How models tied on a metric are ordered: by label (as text), by label
         in reverse, or by their row order in ``scores``.
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
 
     Examples
     --------
@@ -574,10 +567,6 @@ def average_rank_flips(scores: Any, higher_is_better: Any = True, *, models: Seq
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     models : sequence
         The models whose ranking is watched.
     candidates : sequence

@@ -239,12 +239,8 @@ def model_toggle(
 
     Parameters
     ----------
-    scores : DataFrame
-        Models x tasks; ``nan`` marks a missing score.
     protected, pool : sequence of labels
         The models ranked, and the models that can join the field.
-    higher_is_better : bool or sequence of bool
-        Direction of each task.
     convention : {"strict", "quantile"}
         Win-rate convention of :func:`benchvote.mean_win_rate`.
     checked : sequence of labels
@@ -256,8 +252,6 @@ def model_toggle(
         certificates it ticks the pool model that alone changes the most pairs.
     columns : int
         Columns of the check-box grid.
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
     caption : str
         Caption under the chart.
 
@@ -508,8 +502,6 @@ def label_noise(
 
     Parameters
     ----------
-    scores : DataFrame
-        Models x tasks, complete.
     higher_is_better : bool or sequence of bool
         Direction of each task; lower-is-better tasks are negated first.
     top : int
@@ -520,8 +512,6 @@ def label_noise(
         Weights for the worst-case button.
     seed : int
         Seed of the search for the worst case.
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
     caption : str
         Caption under the chart.
 
@@ -634,18 +624,12 @@ def missing_share(
 
     Parameters
     ----------
-    scores : DataFrame
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of each task.
     top : int
         Models shown per rule.
     shares : sequence of float
         The slider's positions, each in [0, 1).
     seed : int
         Seed of :func:`benchvote.missing.knock_out` (the same for every share).
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
 
     Returns
     -------
@@ -732,12 +716,8 @@ def cell_knockout(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
 
     Parameters
     ----------
-    scores : DataFrame
-        Models x tasks; ``nan`` marks a missing score.
     higher_is_better : bool or sequence of bool
         Direction of each task (Borda only; the mean uses the scores as given).
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
 
     Returns
     -------
@@ -959,8 +939,6 @@ def domain_explorer(
         Most models looked up at once (3 to 8).
     tie_break : {"alphabetical", "reverse"}
         How :func:`benchvote.domains.rankings_from_scores` orders tied models.
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
     caption : str
         Caption under the chart.
 
@@ -1082,14 +1060,10 @@ def positional_rule(
     ----------
     scores : DataFrame
         Models x tasks, complete, at least three models.
-    higher_is_better : bool or sequence of bool
-        Direction of each task.
     k : int
         The slider's first position, ``1 <= k < m``.
     top : int
         Models drawn in the chart, best first (at least 2; at most all).
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
     caption : str
         Caption under the chart.
 

@@ -108,8 +108,6 @@ def rank_intervals(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
     higher_is_better : bool or sequence of bool
         Direction of every task (it travels with its column when redrawn).
     rule : callable
@@ -119,8 +117,6 @@ def rank_intervals(
         Number of redraws :math:`B`.
     level : float in (0, 1)
         Coverage of each interval, and the share of redraws that separates a pair.
-    tol : float
-        Tie tolerance of the rankings.
     nan_policy : {"raise", "omit"}
         ``"omit"`` passes missing scores on to ``rule`` (which must handle
         them, as :func:`benchvote.mean_win_rate` does).  A redraw in which the

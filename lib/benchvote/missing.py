@@ -208,16 +208,6 @@ def expected_ranks(scores: Any, higher_is_better: Any = True, *, tol: float = DE
     unobserved model has :math:`(n+1)/2`.  Each column sums to
     :math:`n(n+1)/2`, like a complete ranking.
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     See Also
     --------
     partial_borda
@@ -274,12 +264,6 @@ def partial_borda(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
-    tol : float
-        Tie tolerance of each task's ranking.
     nan_policy : {"omit", "middle", "raise"}
         ``"omit"`` (default) leaves each missing score out of its task's
         ranking (the partial ranking above) and refuses a model without any
@@ -618,10 +602,6 @@ def robustness_study(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     shares : sequence of float in [0, 1)
         Shares of the cells removed.
     repetitions : int

@@ -66,8 +66,6 @@ def dynamic_range(
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
         Models x tasks; ``nan`` cells stay ``nan``.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     low, high : float, array_like of shape (n,) or Series indexed by task
         The "no skill" and "perfect" scores; ``high`` must be better than
         ``low`` in the task's direction.
@@ -126,10 +124,6 @@ def random_baseline(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
     baseline : float, array_like of shape (n,) or Series indexed by task
         Score of random guessing.
     maximum : float, array_like of shape (n,) or Series indexed by task
@@ -172,8 +166,6 @@ def min_max(scores: Any, higher_is_better: Any = True) -> np.ndarray | pd.DataFr
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
         Models x tasks; ``nan`` cells stay ``nan``.
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
 
     Raises
     ------

@@ -93,15 +93,9 @@ def positional_scores(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks, complete.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     weights : sequence of float, length m
         Points for positions 1..m; non-increasing (a rule that paid more for a
         worse place would not be a ranking rule).  See :func:`scoring_vector`.
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
 
     Examples
     --------
@@ -124,15 +118,6 @@ def positional_winners(
     Returns a frame with one row per rule (``rule``, ``k`` or ``<NA>`` for
     Borda, ``winners``: the tuple of co-winning model labels in table order,
     ``points``: their total).
-
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks, complete.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance of :func:`benchvote.rank`.
 
     Examples
     --------

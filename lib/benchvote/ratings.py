@@ -71,16 +71,6 @@ def comparison_matrix(
 ) -> np.ndarray | pd.DataFrame:
     """Task-level wins as a match table: entry (i, j) counts the tasks i wins against j, a tie counting 1/2.
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     Examples
     --------
     >>> comparison_matrix([[2.0, 1.0], [1.0, 1.0]])
@@ -365,13 +355,6 @@ def matches_from_scores(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
     seed : int
         Seed of the random order of the matches.
 

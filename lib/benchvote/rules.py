@@ -56,8 +56,6 @@ def mean_ranks(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks, complete.
     higher_is_better : bool or sequence of bool
         Direction of every task (a lower-is-better task enters negated).
     weights : array_like of shape (n,), optional

@@ -66,10 +66,6 @@ def majority_counts(scores: Any, higher_is_better: Any = True, *, tol: float = D
     ----------
     scores : array_like, DataFrame or Leaderboard, shape (m, n)
         Models x tasks; ``nan`` marks a missing score (it abstains).
-    higher_is_better : bool or sequence of bool
-        Direction of every task.
-    tol : float
-        Tie tolerance of each task's ranking.
 
     Examples
     --------
@@ -129,16 +125,6 @@ def margin_matrix(
     :math:`M_{ij} > 0` means a majority of the voting tasks prefers model i to
     model j.  See :func:`majority_counts` for ``tol``.
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     Examples
     --------
     Condorcet's paradox: three tasks, three models, each model first once.
@@ -157,16 +143,6 @@ def majority_relation(
     scores: Any, higher_is_better: Any = True, *, tol: float = DEFAULT_TIE_TOLERANCE
 ) -> np.ndarray | pd.DataFrame:
     """Strict majority relation: entry (i, j) is True when more tasks prefer i to j than j to i.
-
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
 
     Examples
     --------
@@ -211,16 +187,6 @@ def condorcet_winner(scores: Any, higher_is_better: Any = True, *, tol: float = 
     """The model that beats every other model by a strict majority of tasks, or None.
 
     Returns the model's label (its row index for an array).
-
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
 
     Examples
     --------
@@ -291,13 +257,6 @@ def condorcet_cycles(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
     limit : int, optional
         Return only the first ``limit`` cycles of the sorted list (default: all).
 
@@ -388,16 +347,6 @@ def count_condorcet_cycles(scores: Any, higher_is_better: Any = True, *, tol: fl
     counted over the tied pairs only, with rows of bits
     (:func:`benchvote._kernels.cyclic_triads`): O(m^2 + T m / 64).
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     Examples
     --------
     >>> count_condorcet_cycles([[3, 1, 2], [2, 3, 1], [1, 2, 3]])
@@ -481,16 +430,6 @@ def copeland(
 ) -> np.ndarray | pd.Series:
     """Copeland score: pairwise majority victories minus defeats.
 
-    Parameters
-    ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
-
     Examples
     --------
     >>> copeland([[3, 3, 1], [2, 2, 3], [1, 1, 2]])
@@ -571,16 +510,9 @@ def ranked_pairs(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     tie_break : sequence, optional
         All models in order of priority, earlier = preferred (default: by
         places, then names, whatever the order of the rows and columns).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
 
     Returns
     -------
@@ -666,13 +598,6 @@ def kemeny(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
-    tol : float
-        Tie tolerance: scores within ``tol`` of each other (chained, as in
-        :func:`benchvote.rank`) tie.
     max_models : int
         Largest number of models searched (:math:`m!` orders).
 

@@ -44,10 +44,6 @@ def subset_agreement(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     sizes : sequence of int
         Subset sizes (numbers of tasks).
     kind : {"cardinal", "ordinal"}

@@ -36,10 +36,6 @@ def default_protected(scores: Any, higher_is_better: Any = True, *, share: float
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     share : float in (0, 1)
         Share of the models protected.
 
@@ -470,10 +466,6 @@ def ordinal_sensitivity_exact(
 
     Parameters
     ----------
-    scores : array_like, DataFrame or Leaderboard, shape (m, n)
-        Models x tasks; ``nan`` marks a missing score.
-    higher_is_better : bool or sequence of bool
-        Direction of every task (one bool for all tasks).
     protected : sequence, optional
         The protected models (default :func:`default_protected`); every other model is in the pool.
     method : {"auto", "enumerate", "milp"}
