@@ -61,7 +61,7 @@ from .audit import (
     AuditInputError,
     audit,
     progress_bar,
-    summary,  # the lines the command prints (also the audit chapter's name for them)
+    summary,
 )
 from .audit._budget import BUDGETS, DEFAULT_BUDGET, describe
 from .audit._prepare import check_options

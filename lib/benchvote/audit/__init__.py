@@ -44,7 +44,6 @@ top models only, and say so (``scope``).
 
 from __future__ import annotations
 
-from ..rules import RULES as AUDIT_RULES  # the audit chapter's name for benchvote.rules.RULES (the same object)
 from ..voting import KEMENY_MAX_MODELS
 from ._budget import BUDGETS, DEFAULT_BUDGET, Budget
 from ._errors import AuditInputError, NotDefined
@@ -59,7 +58,6 @@ SECTIONS = section_registry()
 __all__ = [
     "Audit",
     "audit",
-    "AUDIT_RULES",
     "SECTIONS",
     "NORMALIZATIONS",
     "AuditInputError",

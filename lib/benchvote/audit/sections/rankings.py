@@ -1,4 +1,4 @@
-"""The complete part ranked by every rule of :data:`benchvote.audit.AUDIT_RULES`, with Kemeny when in reach.
+"""The complete part ranked by every rule of :data:`benchvote.rules.RULES`, with Kemeny when in reach.
 
 Where the rules disagree, the ranking is a choice of rule rather than a fact
 about the models.  The Condorcet winner and the majority cycles of three
