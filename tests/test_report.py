@@ -58,8 +58,8 @@ def test_hostile_names_are_text_everywhere_in_the_page():
     page = report.to_html(TITLE)
     assert "<!--" not in page  # no comment can swallow the rest of the page
     assert (
-        page.count("<script") == page.count("</script>") == 3
-    )  # the explorable's payload and its code, the tables' sorting
+        page.count("<script") == page.count("</script>") == 4
+    )  # the explorable's payload, the explorables' runtime and its kind's script, the tables' sorting
     assert "<img" not in page and "<title>" in page and page.count("</title>") == page.count("<title")
     assert page.rstrip().endswith("</html>") and "</footer>" in page
     assert page.count(" data-section=") == len(report.sections)

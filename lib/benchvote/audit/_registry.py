@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import sections as package
-
 #: The book's chapters that explain the sections: file name (``notebooks/<name>.md``) -> title.  The report links
 #: them only when given the book's address (``benchvote audit --book-url``); otherwise it names them.
 CHAPTERS = {
@@ -148,6 +146,7 @@ def section_registry() -> dict[str, Section]:
     >>> list(section_registry())[:3]
     ['units', 'table', 'standings']
     """
+    from . import sections as package  # a cycle: every section imports this registry
 
     for info in pkgutil.iter_modules(package.__path__):
         importlib.import_module(f"{package.__name__}.{info.name}")
