@@ -2,8 +2,10 @@
 
 On MMLU, BigBenchHard and ImageNet (benchbench's matrices, z-scored tasks,
 eps = 0.01, as bench/sensitivity.py) the 60-s exact search of that script
-proves nothing; this one runs ``cardinal_sensitivity_exact(method="cliques")``
-with a deterministic work budget per board (nodes of the weight-space search,
+proves nothing; this one runs ``cardinal_sensitivity_exact`` with its default
+``method="auto"`` (the library's one policy, ``benchvote.sensitivity.exact_method``,
+picks the weight-space clique search on these boards: thousands of ordered pairs
+on more than ten distinct tasks) with a deterministic work budget per board (nodes of the weight-space search,
 chosen so that each board takes at most about ten minutes on one core) and
 updates the board's row of the shipped table: ``tau exact`` (the value
 found, recounted exactly), ``exact proven``, ``bound exact`` (the certified
@@ -37,7 +39,8 @@ WORK = {"MMLU": 12, "BigBenchHard": 12, "ImageNet": 3000}
 def certify(name: str) -> dict:
     values = board_values(name)
     t = time.perf_counter()
-    r = cardinal_sensitivity_exact(values, eps=0.01, normalize="zscore", method="cliques", work_limit=WORK[name])
+    r = cardinal_sensitivity_exact(values, eps=0.01, normalize="zscore", work_limit=WORK[name])
+    assert r.method == "cliques", f"the auto policy ran {r.method} on {name}"
     weights = np.asarray(r.weights, dtype=float)
     print(
         f"{name:13s} found {r.tau_distance:.4f} ({r.n_flipped} pairs)  bound {r.upper_bound:.4f}  "
