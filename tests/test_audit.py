@@ -538,6 +538,7 @@ DESCRIPTIVE_SECTIONS = (
     "correlation",
     "intervals",
     "instance_intervals",
+    "comparisons",
     "missing",
     "domains",
     "spectrum",

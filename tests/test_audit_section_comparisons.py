@@ -123,6 +123,23 @@ def test_graded_items_use_the_permutation_test_and_max_t_rank_sets():
     assert c["cuts"] and c["rank_sets"]["m3"] == [1, 1]  # model 3 is 0.45 above model 0 on every item's mean
 
 
+def test_a_large_comparison_redraws_fewer_times_and_says_how_many(monkeypatch):
+    for n_boot, columns, models in [(1000, 10, 5), (1000, 10**5, 50), (5000, 10**6, 50), (50, 10**9, 50)]:
+        b = section.redraws(n_boot, columns, models)
+        assert b <= n_boot and (b * columns * models <= section.REDRAW_CELLS or b == min(n_boot, section.MIN_REDRAWS))
+    monkeypatch.setattr(section, "REDRAW_CELLS", 300 * 90 * 6)  # the pooled items: 300 redraws; each task: 100
+    scores, long = instance_scores([f"m{i}" for i in range(6)])
+    a = audit(scores, instances=long, n_boot=1000, time_limit=60, seed=2)
+    c = a.sections["comparisons"]
+    assert c["n_boot"] == 300 and {x["n_boot"] for x in c["tasks"].values()} == {900}
+    order = a.results["order"]
+    _, blocks = bv.intervals.instance_table(long)
+    rows = [list(scores.index).index(m) for m in order]
+    pooled = np.hstack([blocks[t][rows] for t in ("t0", "t1", "t2")])
+    r = bv.comparisons.rank_sets(pd.DataFrame(pooled, index=order), n_boot=300, n_resamples=section.N_RESAMPLES, seed=2)
+    assert [p["ci"] for p in c["pairs"]] == np.column_stack([r.comparisons.ci_low, r.comparisons.ci_high]).tolist()
+
+
 # --------------------------------------------------------------------------- few tasks
 
 

@@ -34,7 +34,11 @@ The rank sets are then simultaneous at ``--level``
 
 **Scope.**  The pairs grow as the square of the models: the top
 :data:`MAX_MODELS` models of the primary ranking are compared, among
-themselves (``scope`` says so).
+themselves (``scope`` says so).  A comparison's bootstrap (its intervals,
+and the max-T rank sets of graded items) redraws the audit's ``n_boot``
+times, fewer when redraws x columns x models would pass
+:data:`REDRAW_CELLS` (never fewer than :data:`MIN_REDRAWS`; ``n_boot``
+says how many): the pooled items of a large item-level table.
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ from .._text import plural, some
 MAX_MODELS = 50
 #: Rows of the rank-set table on the page (every model is in the JSON).
 SHOWN = 30
+#: Work budget of one comparison's bootstrap, in redraws x columns x models: above it, fewer redraws (``n_boot``).
+REDRAW_CELLS = 2_000_000_000
+#: Fewest bootstrap redraws a comparison keeps under :data:`REDRAW_CELLS`.
+MIN_REDRAWS = 200
 #: Monte-Carlo sign flips of the permutation tests (their p-values are reported; the rank sets use max-T).
 N_RESAMPLES = 1000
 
@@ -73,6 +81,7 @@ class TaskResult(TypedDict):
     test: str
     method: str
     n_items: int
+    n_boot: int
     rank_sets: dict[str, list[int]]
     tiers: list[list[str]]
     separated: int
@@ -83,6 +92,7 @@ class Result(TypedDict):
     test: str
     method: str
     level: float
+    n_boot: int
     scope: str
     n_models: int
     n_columns: int
@@ -135,13 +145,25 @@ def _pairs(r: RankSets) -> list[Pair]:
     ]  # fmt: skip
 
 
+def redraws(n_boot: int, n_columns: int, n_models: int) -> int:
+    """The bootstrap redraws of one comparison: ``n_boot``, fewer when they would pass :data:`REDRAW_CELLS`.
+
+    Examples
+    --------
+    >>> redraws(1000, 10_000, 50), redraws(1000, 100_000, 50), redraws(1000, 10**7, 50)
+    (1000, 400, 200)
+    """
+    return max(min(n_boot, MIN_REDRAWS), min(n_boot, REDRAW_CELLS // max(n_columns * n_models, 1)))
+
+
 def _compare(values: np.ndarray, hib: Any, models: list, ctx: Context, test: str) -> RankSets:
     """Rank sets of the models x columns ``values``: Holm for exact tests, max-T for the permutation test."""
     o = ctx.options
+    n_boot = redraws(o.n_boot, values.shape[1], values.shape[0])
     frame = pd.DataFrame(values, index=pd.Index(models))
     binary = bool(np.isin(values, (0.0, 1.0)).all())
     method = "max-t" if test == "permutation" or (test == "auto" and not binary) else "holm"
-    return rank_sets(frame, hib, test=test, method=method, level=o.level, n_boot=o.n_boot,
+    return rank_sets(frame, hib, test=test, method=method, level=o.level, n_boot=n_boot,
                      n_resamples=N_RESAMPLES, tol=o.tol, seed=o.seed)  # fmt: skip
 
 
@@ -191,6 +213,7 @@ def _fields(r: RankSets, unit: str, scope: str, n: int) -> dict:
         "test": r.comparisons.test,
         "method": r.method,
         "level": r.level,
+        "n_boot": r.comparisons.n_boot,
         "scope": scope,
         "n_models": len(r.models),
         "n_columns": n,
@@ -227,6 +250,7 @@ def compute(ctx: Context, done: dict) -> Output:
         rt = _compare(block, hib[t], top, ctx, "auto")
         objects[t] = rt
         per_task[t] = TaskResult(test=rt.comparisons.test, method=rt.method, n_items=block.shape[1],
+                                 n_boot=rt.comparisons.n_boot,
                                  rank_sets=_sets(rt), tiers=[[str(m) for m in x] for x in rt.tiers],
                                  separated=int(rt.above.sum()))  # fmt: skip
     values, owner = pooled(blocks, ctx.options.weights)
@@ -253,6 +277,7 @@ TEMPLATE = """
 <p>Scope: {{ s.scope }}. Test: {{ s.test }} ({{ test_text }}); {{ method_text }}. Every pair of models is compared
 on the same {{ s.unit }} (paired); a model's {{ ui.pct(s.level, key ~ ".level") }} rank set runs from one plus the
 number of models surely better to the number of models compared minus those surely worse, for all models at once.
+Intervals: {{ ui.v(s.n_boot, key ~ ".n_boot", "d") }} paired bootstrap redraws.
 {{ ui.v(s.separated, key ~ ".separated", "d") }} of the {{ ui.count(s.pairs, key ~ ".pairs") }} pairs are
 separated.</p>
 {% if s.warning %}<p class="warning" role="note"><strong>Few tasks.</strong> {{ s.warning }}</p>{% endif %}
@@ -342,7 +367,7 @@ SECTION = register(
         order=62,
         cost=(
             "O(P (N + B) + B N k + R N k) for the P = k(k-1)/2 pairs of the top k <= 50 models, N items "
-            "(or tasks), B bootstrap redraws and R = 1000 sign flips, per task and once pooled"
+            "(or tasks), B bootstrap redraws (B N k <= 2e9, B >= 200) and R = 1000 sign flips, per task and once pooled"
         ),
         result=Result,
         compute=compute,
