@@ -160,7 +160,7 @@ def test_few_tasks_warn_and_separate_nothing_even_when_one_model_wins_every_task
     if n_tasks < 6:
         assert c["warning"] and f"2^(1-{n_tasks})" in c["warning"] and "at least 6 tasks" in c["warning"]
         assert c["separated"] == 0 and c["rank_sets"] == {"model 0": [1, 2], "model 1": [1, 2]}
-        assert "Few tasks" in section_html(a.to_html(), "comparisons")
+        assert "Too few tasks to separate any pair." in section_html(a.to_html(), "comparisons")
     else:
         assert c["warning"] is None and c["separated"] == 1 and c["cuts"] == [1]
         assert c["rank_sets"] == {"model 0": [1, 1], "model 1": [2, 2]}

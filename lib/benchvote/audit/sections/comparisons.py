@@ -280,7 +280,7 @@ number of models surely better to the number of models compared minus those sure
 Intervals: {{ ui.v(s.n_boot, key ~ ".n_boot", "d") }} paired bootstrap redraws.
 {{ ui.v(s.separated, key ~ ".separated", "d") }} of the {{ ui.count(s.pairs, key ~ ".pairs") }} pairs are
 separated.</p>
-{% if s.warning %}<p class="warning" role="note"><strong>Few tasks.</strong> {{ s.warning }}</p>{% endif %}
+{% if s.warning %}<p class="warning" role="note"><strong>Too few tasks to separate any pair.</strong> {{ s.warning }}</p>{% endif %}
 {{ ui.table(["place", "model", "best rank", "worst rank", "tier"], rows, numeric=[0, 2, 3, 4],
   specs={0: "d", 2: "d", 3: "d", 4: "d"}, caption=caption) }}
 {% if task_rows %}{{ ui.table(["task", "test", "items", "tiers", "separated pairs"], task_rows, numeric=[2, 3, 4],
