@@ -34,11 +34,12 @@ The rank sets are then simultaneous at ``--level``
 
 **Scope.**  The pairs grow as the square of the models: the top
 :data:`MAX_MODELS` models of the primary ranking are compared, among
-themselves (``scope`` says so).  A comparison's bootstrap (its intervals,
-and the max-T rank sets of graded items) redraws the audit's ``n_boot``
-times, fewer when redraws x columns x models would pass
-:data:`REDRAW_CELLS` (never fewer than :data:`MIN_REDRAWS`; ``n_boot``
-says how many): the pooled items of a large item-level table.
+themselves (``scope`` says so).  The bootstraps (the intervals, and the
+max-T rank sets of graded items) redraw the audit's ``n_boot`` times, fewer
+when redraws x columns x models over all the section's comparisons (each
+task's items, then the pooled items: twice the items) would pass
+:data:`REDRAW_CELLS`, never fewer than :data:`MIN_REDRAWS`; ``n_boot`` says
+how many.  Only large item-level tables meet the budget.
 """
 
 from __future__ import annotations
@@ -59,9 +60,9 @@ from .._text import plural, some
 MAX_MODELS = 50
 #: Rows of the rank-set table on the page (every model is in the JSON).
 SHOWN = 30
-#: Work budget of one comparison's bootstrap, in redraws x columns x models: above it, fewer redraws (``n_boot``).
+#: Work budget of the section's bootstraps, in redraws x columns x models summed over its comparisons.
 REDRAW_CELLS = 2_000_000_000
-#: Fewest bootstrap redraws a comparison keeps under :data:`REDRAW_CELLS`.
+#: Fewest bootstrap redraws the section keeps under :data:`REDRAW_CELLS`.
 MIN_REDRAWS = 200
 #: Monte-Carlo sign flips of the permutation tests (their p-values are reported; the rank sets use max-T).
 N_RESAMPLES = 1000
@@ -146,20 +147,21 @@ def _pairs(r: RankSets) -> list[Pair]:
 
 
 def redraws(n_boot: int, n_columns: int, n_models: int) -> int:
-    """The bootstrap redraws of one comparison: ``n_boot``, fewer when they would pass :data:`REDRAW_CELLS`.
+    """The bootstrap redraws of the section: ``n_boot``, fewer when they would pass :data:`REDRAW_CELLS`.
+
+    ``n_columns`` counts the columns of all its comparisons.
 
     Examples
     --------
-    >>> redraws(1000, 10_000, 50), redraws(1000, 100_000, 50), redraws(1000, 10**7, 50)
-    (1000, 400, 200)
+    >>> redraws(1000, 20_000, 50), redraws(1000, 200_000, 50), redraws(1000, 10**7, 50)
+    (1000, 200, 200)
     """
     return max(min(n_boot, MIN_REDRAWS), min(n_boot, REDRAW_CELLS // max(n_columns * n_models, 1)))
 
 
-def _compare(values: np.ndarray, hib: Any, models: list, ctx: Context, test: str) -> RankSets:
+def _compare(values: np.ndarray, hib: Any, models: list, ctx: Context, test: str, n_boot: int) -> RankSets:
     """Rank sets of the models x columns ``values``: Holm for exact tests, max-T for the permutation test."""
     o = ctx.options
-    n_boot = redraws(o.n_boot, values.shape[1], values.shape[0])
     frame = pd.DataFrame(values, index=pd.Index(models))
     binary = bool(np.isin(values, (0.0, 1.0)).all())
     method = "max-t" if test == "permutation" or (test == "auto" and not binary) else "holm"
@@ -238,7 +240,8 @@ def compute(ctx: Context, done: dict) -> Output:
     hib = {str(t): bool(v) for t, v in ctx.hib.items()}
     if ctx.instances is None:
         values = ctx.work.loc[top].to_numpy(dtype=float)
-        r = _compare(values, [hib[str(t)] for t in ctx.work.columns], top, ctx, "sign")
+        n_boot = redraws(ctx.options.n_boot, values.shape[1], len(top))
+        r = _compare(values, [hib[str(t)] for t in ctx.work.columns], top, ctx, "sign", n_boot)
         fields = _fields(r, "tasks", _scope(top, len(order), f"on {plural(values.shape[1], 'task')}"), values.shape[1])
         pairs = len(top) * (len(top) - 1) // 2
         need = min_tasks(pairs, r.level)
@@ -246,15 +249,16 @@ def compute(ctx: Context, done: dict) -> Output:
         return Output(fields, {"comparisons": r})
     blocks = item_blocks(ctx, top)
     per_task, objects = {}, {}
+    n_boot = redraws(ctx.options.n_boot, 2 * sum(b.shape[1] for b in blocks.values()), len(top))
     for t, block in blocks.items():
-        rt = _compare(block, hib[t], top, ctx, "auto")
+        rt = _compare(block, hib[t], top, ctx, "auto", n_boot)
         objects[t] = rt
         per_task[t] = TaskResult(test=rt.comparisons.test, method=rt.method, n_items=block.shape[1],
                                  n_boot=rt.comparisons.n_boot,
                                  rank_sets=_sets(rt), tiers=[[str(m) for m in x] for x in rt.tiers],
                                  separated=int(rt.above.sum()))  # fmt: skip
     values, owner = pooled(blocks, ctx.options.weights)
-    r = _compare(values, [hib[t] for t in owner], top, ctx, "auto")
+    r = _compare(values, [hib[t] for t in owner], top, ctx, "auto", n_boot)
     what = f"on the {plural(values.shape[1], 'item')} of {plural(len(blocks), 'task')} pooled"
     fields = _fields(r, "items", _scope(top, len(order), what), values.shape[1])
     fields.update(tasks=per_task, min_tasks=None, warning=None)
@@ -367,7 +371,7 @@ SECTION = register(
         order=62,
         cost=(
             "O(P (N + B) + B N k + R N k) for the P = k(k-1)/2 pairs of the top k <= 50 models, N items "
-            "(or tasks), B bootstrap redraws (B N k <= 2e9, B >= 200) and R = 1000 sign flips, per task and once pooled"
+            "(or tasks), B bootstrap redraws (B 2N k <= 2e9, B >= 200) and R = 1000 sign flips, per task and once pooled"
         ),
         result=Result,
         compute=compute,
