@@ -26,6 +26,7 @@ distinct (model_a, model_b, outcome) triples, never battle by battle.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -162,16 +163,22 @@ class _Triples:
     outcome: np.ndarray
     counts: np.ndarray
 
-    def flat(self, counts: np.ndarray) -> np.ndarray:
-        """The points table (m x m) of the triples drawn ``counts`` times each: one bincount."""
+    @cached_property
+    def _cells(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where each triple's points go in the flat m x m table (a tie twice, both ways), with its points."""
         m = len(self.models)
         winner = np.where(self.outcome == 1, self.j, self.i)
         loser = np.where(self.outcome == 1, self.i, self.j)
-        weight = np.where(self.outcome == 2, 0.5, 1.0) * counts
         tie = self.outcome == 2
         index = np.concatenate([winner * m + loser, (loser * m + winner)[tie]])
-        weights = np.concatenate([weight, weight[tie]])
-        return np.bincount(index, weights=weights, minlength=m * m).reshape(m, m)
+        source = np.concatenate([np.arange(len(tie)), np.flatnonzero(tie)])
+        return index, source, np.where(tie, 0.5, 1.0)[source]
+
+    def flat(self, counts: np.ndarray) -> np.ndarray:
+        """The points table (m x m) of the triples drawn ``counts`` times each: one bincount."""
+        m = len(self.models)
+        index, source, points = self._cells
+        return np.bincount(index, weights=points * counts[source], minlength=m * m).reshape(m, m)
 
 
 def _frame(battles: Any) -> pd.DataFrame:
