@@ -207,13 +207,20 @@ def _outcomes(winner: pd.Series, problems: list[str]) -> np.ndarray:
     values = pd.Categorical(winner)
     known = np.array([WINNERS.get(str(c).strip().lower(), -1) for c in values.categories], dtype=np.int64)
     codes = np.where(values.codes >= 0, known[np.maximum(values.codes, 0)], -1)
-    bad = codes < 0
+    missing = winner.isna().to_numpy()
+    if missing.any():
+        problems.append(
+            f"battles: {int(missing.sum())} {numbered(int(missing.sum()), 'row')} without a winner "
+            f"(first: {_rows(winner.index, missing)})"
+        )
+    bad = (codes < 0) & ~missing
     if bad.any():
         seen = pd.Series(winner[bad].astype(str)).value_counts(sort=False).sort_index()
         shown = ", ".join(f"{v!r} ({n} {numbered(int(n), 'row')})" for v, n in seen[:5].items())
+        more = f" and {len(seen) - 5} more values" if len(seen) > 5 else ""
         problems.append(
             f"battles: {int(bad.sum())} {numbered(int(bad.sum()), 'row')} (first: {_rows(winner.index, bad)}) "
-            f"{numbered(int(bad.sum()), 'has', 'have')} an unknown winner: {shown}; "
+            f"{numbered(int(bad.sum()), 'has', 'have')} an unknown winner: {shown}{more}; "
             f"the winner is one of {', '.join(WINNERS)}"
         )
     return codes
