@@ -28,7 +28,7 @@ def simulated(strengths: np.ndarray, n: int, rng, tie_share: float = 0.1) -> pd.
     return pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner})
 
 
-def choix_pairs(battles: pd.DataFrame, models: list) -> tuple[list, bool]:
+def choix_pairs(battles: pd.DataFrame, models: list) -> list[tuple[int, int]]:
     """The log as choix's (winner, loser) pairs: a decisive battle twice, a tie once each way (half a win each)."""
     index = {name: k for k, name in enumerate(models)}
     pairs = []
