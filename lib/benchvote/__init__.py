@@ -28,6 +28,8 @@ Measures and rules:
 * :mod:`benchvote.domains`: single-peaked, group-separable and distance-restricted profiles, Tukey depth;
 * :mod:`benchvote.strategy`: effort allocation across tasks by water filling;
 * :mod:`benchvote.ratings`: Bradley-Terry and Elo ratings from task-level matches;
+* :mod:`benchvote.battles`: pairwise battle logs (arena leaderboards): Bradley-Terry ratings with bootstrap intervals,
+  rank sets and tiers;
 * :mod:`benchvote.rules`: the registry of the aggregation rules (label, function, missing scores, definition);
 * :mod:`benchvote.spectrum`: principal components of a score table.
 
@@ -73,6 +75,7 @@ SUBMODULES = (
     "arrow",
     "audit",
     "axioms",
+    "battles",
     "cache",
     "classics",
     "cli",
