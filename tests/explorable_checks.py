@@ -405,6 +405,49 @@ def check_positional(root, rng: np.random.Generator, settings: int = 5) -> int:
     return len(ks) + 1 + len(back)
 
 
+def _rank_set_expected(d: dict, items: int, tasks: int) -> list:
+    """The library's rank sets for one setting, from the answers in the payload (independently of the page)."""
+    from benchvote.comparisons import rank_sets
+
+    blocks = [np.array([[float(c) for c in row[:items]] for row in task]) for task in d["bits"][:tasks]]
+    pooled = pd.DataFrame(np.hstack(blocks), index=d["models"])
+    shares = pd.DataFrame(np.column_stack([b.mean(axis=1) for b in blocks]), index=d["models"])
+    options = dict(level=d["level"], n_boot=1, tol=d["tol"])
+    return [rank_sets(pooled, test="mcnemar", **options), rank_sets(shares, test="sign", **options)]
+
+
+def check_rank_sets(root, rng: np.random.Generator, settings: int = 5) -> int:
+    """Items and tasks sliders: p-values, rank sets, tiers and the drawn bars against benchvote.comparisons."""
+    d = payload(root)
+    n_counts, n_tasks = len(d["itemCounts"]), len(d["tasks"])
+    items, tasks = root.locator("input[type=range][name=items]"), root.locator("input[type=range][name=tasks]")
+    chosen = [(0, n_tasks), (n_counts - 1, 1), (n_counts - 1, n_tasks)]
+    chosen += [(int(rng.integers(n_counts)), int(rng.integers(1, n_tasks + 1))) for _ in range(settings)]
+    pairs = len(d["models"]) * (len(d["models"]) - 1) // 2
+    for pos, t in chosen:
+        set_range(items, pos)
+        set_range(tasks, t)
+        v = view(root)
+        k = d["itemCounts"][pos]
+        assert (v["items"], v["tasks"]) == (k, t)
+        expected = _rank_set_expected(d, k, t)
+        summary = root.locator(".bv-summary").inner_text()
+        for q, r in enumerate(expected):
+            assert v["lowest"][q] == r.lowest.tolist(), (q, k, t, v["lowest"][q], r.lowest.tolist())
+            assert v["highest"][q] == r.highest.tolist(), (q, k, t)
+            assert v["tiers"][q] == r.tiers, (q, k, t, v["tiers"][q], r.tiers)
+            assert np.allclose(v["pAdjusted"][q], r.comparisons.p_adjusted, rtol=1e-9, atol=1e-14), (q, k, t)
+            assert v["separated"][q] == int(r.above.sum())
+            bars = root.locator(f"svg[data-chart=sets-{q}] g[data-model]").evaluate_all(
+                "gs => gs.map(g => [g.dataset.model, Number(g.dataset.lowest), Number(g.dataset.highest)])"
+            )
+            drawn = [[d["models"][i], int(r.lowest[i]), int(r.highest[i])] for i in r.order]
+            assert bars == drawn, (q, bars, drawn)
+            word = "tier" if len(r.tiers) == 1 else "tiers"
+            assert f"{int(r.above.sum())} of {pairs} pairs separated, {len(r.tiers)} {word}" in summary
+    return len(chosen)
+
+
 CHECKS = {
     "model-toggle": check_model_toggle,
     "label-noise": check_label_noise,
@@ -413,6 +456,7 @@ CHECKS = {
     "effort": check_effort,
     "domains": check_domains,
     "positional": check_positional,
+    "rank-sets": check_rank_sets,
 }
 
 

@@ -174,3 +174,37 @@ def test_published_win_rate_is_helms_column_aligned_with_the_board():
     assert published.to_dict() == expected.loc[published.index].to_dict()
     with pytest.raises(KeyError, match="publishes no mean win rate"):
         data.published_win_rate("GLUE")
+
+
+def test_irt_items_are_seeded_right_or_wrong_answers_in_the_documented_shape():
+    sim = data.irt_items(5, 3, 40, seed=7)
+    again = data.irt_items(5, 3, 40, seed=7)
+    assert list(sim.blocks) == ["task 1", "task 2", "task 3"] == list(sim.expected.columns)
+    assert all(b.shape == (5, 40) and set(np.unique(b)) <= {0.0, 1.0} for b in sim.blocks.values())
+    assert all(np.array_equal(sim.blocks[t], again.blocks[t]) for t in sim.blocks)
+    assert not np.array_equal(sim.blocks["task 1"], data.irt_items(5, 3, 40, seed=8).blocks["task 1"])
+    long = sim.long()
+    assert list(long.columns) == ["model", "task", "instance", "score"] and len(long) == 5 * 3 * 40
+    row = long[(long.model == "M2") & (long.task == "task 3") & (long.instance == 17)]
+    assert row.score.item() == sim.blocks["task 3"][1, 17]
+    with pytest.raises(ValueError, match="at least 2 models"):
+        data.irt_items(1, 3, 40)
+    with pytest.raises(ValueError, match="task_spread"):
+        data.irt_items(task_spread=-1.0)
+    with pytest.raises(ValueError, match="ability_spread"):
+        data.irt_items(ability_spread=0.0)
+    close = data.irt_items(200, 1, 1, ability_spread=0.1, seed=7).ability
+    assert 0.05 < close.std() < 0.15
+
+
+def test_irt_items_follow_the_abilities_they_were_drawn_from():
+    # an independent oracle: the answers' shares against the 2PL probabilities, and the order of the abilities
+    sim = data.irt_items(6, 2, 20_000, task_spread=0.0, seed=3)
+    observed = pd.DataFrame({t: b.mean(axis=1) for t, b in sim.blocks.items()}, index=sim.ability.index)
+    assert np.abs(observed - sim.expected).to_numpy().max() < 0.02  # 20,000 Bernoulli draws: sd <= 0.0036
+    assert (sim.task_ability.sub(sim.ability, axis=0).abs().to_numpy() == 0).all()  # no task effects
+    for task in sim.blocks:
+        assert list(sim.expected[task].sort_values().index) == list(sim.ability.sort_values().index)
+    spread = data.irt_items(6, 50, 10, task_spread=0.3, seed=3)
+    effects = spread.task_ability.sub(spread.ability, axis=0).to_numpy()
+    assert 0.2 < effects.std() < 0.4

@@ -323,6 +323,8 @@ def _explorables(rng):
         ex.domain_explorer(_voters(), [True, False, True], models=list(_voters().index), checked=["</b>m0", "m1", "m2"])
     )
     out.append(ex.positional_rule(_ballots(rng), [True, False, True, True, True, False], top=6))
+    sim = bv.data.irt_items(7, 4, 120, seed=5)
+    out.append(ex.rank_sets_explorer(sim.blocks, list(sim.ability.index), item_counts=[5, 30, 120]))
     return out
 
 
@@ -350,7 +352,7 @@ def _voters():
     return pd.DataFrame(values, index=["</b>m0", *[f"m{i}" for i in range(1, 9)]], columns=["acc", "time", "fair"])
 
 
-N_EXPLORABLES = 10
+N_EXPLORABLES = 11
 
 
 @pytest.fixture(scope="module")
@@ -598,3 +600,38 @@ def test_the_page_shortens_names_by_the_library_rule(standalone, names, width):
     page, _ = standalone
     got = page.evaluate("([n, w]) => window.benchvoteExplorables.shortLabels(n, w)", [names, width])
     assert got == short_labels(names, width)
+
+
+def test_rank_sets_steps_are_the_library_rank_sets():
+    from benchvote.comparisons import rank_sets
+
+    sim = bv.data.irt_items(6, 5, 80, seed=2)
+    x = ex.rank_sets_explorer(sim.blocks, list(sim.ability.index), item_counts=[10, 80])
+    first, second = x.steps
+    assert first["do"] == [{"op": "range", "name": "items", "value": 0}, {"op": "range", "name": "tasks", "value": 5}]
+    assert (second["view"]["items"], second["view"]["tasks"]) == (80, 3)
+    pooled = np.hstack([b[:, :80] for b in list(sim.blocks.values())[:3]])
+    shares = np.column_stack([b[:, :80].mean(axis=1) for b in list(sim.blocks.values())[:3]])
+    items, tasks = rank_sets(pooled, test="mcnemar"), rank_sets(shares, test="sign")
+    assert second["view"]["lowest"] == [items.lowest.tolist(), tasks.lowest.tolist()]
+    assert second["view"]["highest"] == [items.highest.tolist(), tasks.highest.tolist()]
+    assert tasks.lowest.tolist() == [1] * 6  # three tasks never separate two models at 95%
+    assert x.data["bits"][0][1] == "".join(str(int(v)) for v in sim.blocks["task 1"][1, :80])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(item_counts=[10]), "at least 2 positions"),
+        (dict(item_counts=[20, 10]), "increasing"),
+        (dict(item_counts=[10, 500]), "at least 500 items"),
+        (dict(models=["a"]), "at least 2 models"),
+    ],
+)
+def test_rank_sets_explorer_refuses_bad_input(kwargs, message):
+    answers = {"x": np.ones((3, 40)), "y": np.zeros((3, 40))}
+    call = dict(blocks=answers, models=["a", "b", "c"], item_counts=[10, 40]) | kwargs
+    with pytest.raises(ValueError, match=message):
+        ex.rank_sets_explorer(**call)
+    with pytest.raises(ValueError, match="0 or 1"):
+        ex.rank_sets_explorer({"x": np.full((3, 40), 0.5)}, ["a", "b", "c"], item_counts=[10, 40])

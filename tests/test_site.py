@@ -213,6 +213,7 @@ EXPECTED_EXPLORABLES = {
     "notebooks/positional.html": ["positional"],
     "notebooks/tradeoff.html": ["label-noise"],
     "notebooks/missing.html": ["missing-share", "cell-knockout"],
+    "notebooks/uncertainty.html": ["rank-sets"],
     "notebooks/strategy.html": ["effort"],
     "notebooks/domains.html": ["domains"],
     "notebooks/design.html": ["label-noise"],

@@ -42,6 +42,8 @@ __all__ = [
     "list_tables",
     "load_table",
     "published_win_rate",
+    "IrtItems",
+    "irt_items",
     "BENCHBENCH_VERSION",
 ]
 
@@ -796,3 +798,118 @@ def load_table(name: str) -> pd.DataFrame:
         raise KeyError(f"unknown table {name!r}; known tables: {', '.join(known)}")
     with resources.as_file(_tables_dir() / f"{name}.csv") as path:
         return pd.read_csv(path, index_col=0)
+
+
+@dataclass(frozen=True)
+class IrtItems:
+    """Result of :func:`irt_items`: simulated right/wrong answers and the truth they were drawn from.
+
+    Attributes
+    ----------
+    blocks : dict
+        Task name -> ``n_models x n_items`` array of 0.0 and 1.0 (rows in ``ability``'s order).
+    ability : Series
+        Each model's overall ability :math:`\\theta_i`.
+    task_ability : DataFrame
+        Models x tasks, each model's ability on each task, :math:`\\theta_i + \\gamma_{it}`.
+    expected : DataFrame
+        Models x tasks, each model's expected share of right answers on the task's items
+        (the mean over the items of their probabilities): what the task would report with no sampling noise
+        in the answers.
+    """
+
+    blocks: dict = field(repr=False)
+    ability: pd.Series
+    task_ability: pd.DataFrame
+    expected: pd.DataFrame
+
+    def long(self) -> pd.DataFrame:
+        """One row per model, task and item: columns ``model``, ``task``, ``instance``, ``score``."""
+        frames = []
+        models = np.asarray(self.ability.index, dtype=object)
+        for task, block in self.blocks.items():
+            m, n = block.shape
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "model": np.repeat(models, n),
+                        "task": task,
+                        "instance": np.tile(np.arange(n), m),
+                        "score": block.ravel(),
+                    }
+                )
+            )
+        return pd.concat(frames, ignore_index=True)
+
+
+def irt_items(
+    n_models: int = 10,
+    n_tasks: int = 6,
+    n_items: int = 500,
+    *,
+    ability_spread: float = 1.0,
+    task_spread: float = 0.3,
+    seed: int = 0,
+) -> IrtItems:
+    r"""Simulated right/wrong answers from a two-parameter logistic item-response model (2PL).
+
+    Model :math:`i` has an overall ability :math:`\theta_i \sim N(0, \texttt{ability\_spread}^2)` and, on
+    task :math:`t`, the ability :math:`\theta_i + \gamma_{it}` with
+    :math:`\gamma_{it} \sim N(0, \texttt{task\_spread}^2)`, so that tasks can
+    disagree about the order.  Item :math:`j` of a task has a difficulty
+    :math:`b_j \sim N(0, 1)` and a discrimination :math:`a_j \sim \mathrm{LogNormal}(0, 0.3^2)`;
+    model :math:`i` answers it right with probability
+    :math:`\sigma(a_j(\theta_i + \gamma_{it} - b_j))`, :math:`\sigma` the logistic
+    function, independently of every other answer.  With
+    ``task_spread=0`` and all :math:`a_j = 1` this is the Rasch model.
+    Everything is drawn from ``numpy.random.default_rng(seed)``, in the order
+    abilities, task effects, then per task difficulties, discriminations and answers.
+
+    Parameters
+    ----------
+    n_models, n_tasks, n_items : int
+        Number of models (named ``M1``, ``M2``, ...), of tasks (``task 1``, ...), and of items per task.
+    ability_spread : float
+        Standard deviation of the abilities :math:`\theta_i` (more than 0); a small spread makes close models.
+    task_spread : float
+        Standard deviation of the model-by-task effects :math:`\gamma_{it}` (0 or more).
+    seed : int
+        Seed of numpy's generator.
+
+    Returns
+    -------
+    IrtItems
+
+    Examples
+    --------
+    >>> sim = irt_items(4, 2, 50, seed=1)
+    >>> sorted(sim.blocks), sim.blocks["task 1"].shape, sorted(set(sim.blocks["task 1"].ravel().tolist()))
+    (['task 1', 'task 2'], (4, 50), [0.0, 1.0])
+    >>> len(sim.long())
+    400
+    """
+    if n_models < 2 or n_tasks < 1 or n_items < 1:
+        raise ValueError("need at least 2 models, 1 task and 1 item")
+    if not ability_spread > 0:
+        raise ValueError(f"ability_spread must be more than 0, got {ability_spread}")
+    if not task_spread >= 0:
+        raise ValueError(f"task_spread must be 0 or more, got {task_spread}")
+    rng = np.random.default_rng(seed)
+    models = [f"M{i + 1}" for i in range(n_models)]
+    tasks = [f"task {t + 1}" for t in range(n_tasks)]
+    theta = rng.normal(0.0, ability_spread, size=n_models)
+    gamma = rng.normal(0.0, task_spread, size=(n_models, n_tasks))
+    on_task = theta[:, None] + gamma
+    blocks, expected = {}, np.empty((n_models, n_tasks))
+    for t, task in enumerate(tasks):
+        difficulty = rng.normal(0.0, 1.0, size=n_items)
+        discrimination = rng.lognormal(0.0, 0.3, size=n_items)
+        prob = 1.0 / (1.0 + np.exp(-discrimination * (on_task[:, t : t + 1] - difficulty)))
+        blocks[task] = (rng.random((n_models, n_items)) < prob).astype(float)
+        expected[:, t] = prob.mean(axis=1)
+    return IrtItems(
+        blocks=blocks,
+        ability=pd.Series(theta, index=pd.Index(models, name="model"), name="ability"),
+        task_ability=pd.DataFrame(on_task, index=pd.Index(models, name="model"), columns=tasks),
+        expected=pd.DataFrame(expected, index=pd.Index(models, name="model"), columns=tasks),
+    )

@@ -32,6 +32,11 @@ holds the library's own results wherever the page cannot recompute them:
   with the library's tie tolerance and midranks, splits the points of tied
   places as :func:`benchvote.positional.positional_scores` does, and sums
   them under :math:`k`-approval (a slider) or Borda (a button).
+* :func:`rank_sets_explorer`: the right/wrong answers of every model on
+  every item; for the chosen numbers of items and tasks the page counts the
+  discordant items and the tasks won, computes McNemar's and the sign test's
+  exact p-values, Holm's adjustment, the simultaneous rank sets and the tiers
+  (:func:`benchvote.comparisons.rank_sets`).
 
 Every explorable also carries a guided path, :attr:`Explorable.steps`: what
 to do and what the reader should then see, written here from the library's
@@ -67,6 +72,7 @@ from ._validation import (
     numbered,
 )
 from .aggregation import mean_score, mean_win_rate, pairwise_wins, protected_ranking
+from .comparisons import rank_sets
 from .domains import domain_report, profile_majority, rankings_from_scores
 from .missing import knock_out, partial_borda
 from .positional import positional_winners
@@ -90,6 +96,7 @@ __all__ = [
     "effort",
     "domain_explorer",
     "positional_rule",
+    "rank_sets_explorer",
     "script_json",
 ]
 
@@ -1156,6 +1163,127 @@ def _positional_steps(winners: pd.DataFrame, labels: list[str], start: int) -> l
     return steps
 
 
+def _rank_set_states(blocks: list[np.ndarray], items: int, tasks: int, level: float, tol: float) -> list[Any]:
+    """The library's rank sets on the first ``items`` items of the first ``tasks`` tasks: over the pooled items
+    (McNemar's test) and over the tasks (the sign test on each task's share of right answers)."""
+    pooled = np.hstack([b[:, :items] for b in blocks[:tasks]])
+    shares = np.column_stack([b[:, :items].mean(axis=1) for b in blocks[:tasks]])
+    return [
+        rank_sets(pooled, test="mcnemar", level=level, n_boot=1, tol=tol),
+        rank_sets(shares, test="sign", level=level, n_boot=1, tol=tol),
+    ]
+
+
+def _rank_set_phrases(states: list[Any], pairs: int) -> list[str]:
+    """The page's summary for one setting, panel by panel, in its own words."""
+    out = []
+    for name, r in zip(("over items", "over tasks"), states):
+        separated, tiers = int(r.above.sum()), len(r.tiers)
+        pair_word, tier_word = numbered(pairs, "pair"), numbered(tiers, "tier")
+        out.append(f"{name}: {separated} of {pairs} {pair_word} separated, {tiers} {tier_word}")
+    return out
+
+
+def _rank_set_steps(blocks: list[np.ndarray], counts: list[int], models: list[str], level: float, tol: float):
+    """Two steps: fewest items on every task, then every item on three tasks, each with the library's outcome."""
+    m, n_tasks = len(models), len(blocks)
+    pairs = m * (m - 1) // 2
+    steps = []
+    for pos, tasks in ((0, n_tasks), (len(counts) - 1, min(3, n_tasks))):
+        states = _rank_set_states(blocks, counts[pos], tasks, level, tol)
+        phrases = _rank_set_phrases(states, pairs)
+        steps.append(
+            _step(
+                f"Set {counts[pos]} {numbered(counts[pos], 'item')} per task and {tasks} {numbered(tasks, 'task')}.",
+                "; ".join(phrases),
+                [{"op": "range", "name": "items", "value": pos}, {"op": "range", "name": "tasks", "value": tasks}],
+                {
+                    "items": counts[pos],
+                    "tasks": tasks,
+                    "lowest": [r.lowest.tolist() for r in states],
+                    "highest": [r.highest.tolist() for r in states],
+                },
+                phrases,
+            )
+        )
+    return steps
+
+
+def rank_sets_explorer(
+    blocks: Any,
+    models: Sequence[str],
+    *,
+    item_counts: Sequence[int] = (10, 20, 50, 100, 200, 500),
+    level: float = 0.95,
+    tol: float = DEFAULT_TIE_TOLERANCE,
+) -> Explorable:
+    r"""Two sliders, items per task and tasks; the page computes simultaneous rank sets and tiers both ways.
+
+    For the first ``items`` items of each of the first ``tasks`` tasks the
+    page ranks the models twice, as :func:`benchvote.comparisons.rank_sets`
+    does with ``method="holm"``: over the pooled items, by McNemar's exact
+    test on each pair's discordant items, and over the tasks, by the sign
+    test on each task's share of right answers.  It computes the exact
+    two-sided binomial p-values, Holm's adjustment of all pairs, the rank set
+    ``[1 + #surely better, m - #surely worse]`` of every model and the tiers,
+    and draws the rank sets.  The payload holds the answers themselves.
+
+    Parameters
+    ----------
+    blocks : mapping or sequence of array_like
+        One ``models x items`` array of 0 and 1 per task (a mapping: task name -> array), each with at least
+        ``max(item_counts)`` items.
+    models : sequence of str
+        The models, in the rows' order.
+    item_counts : sequence of int
+        The positions of the items slider, increasing.
+    level : float in (0, 1)
+        Simultaneous coverage of the rank sets.
+    tol : float
+        Two shares of right answers within ``tol`` tie on a task.
+
+    Returns
+    -------
+    Explorable
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> answers = {t: (rng.random((3, 60)) < [[0.9], [0.5], [0.4]]).astype(float) for t in ("x", "y")}
+    >>> x = rank_sets_explorer(answers, ["a", "b", "c"], item_counts=[20, 60])
+    >>> x.kind, x.data["itemCounts"], x.data["tasks"]
+    ('rank-sets', [20, 60], ['x', 'y'])
+    """
+    names = list(blocks) if isinstance(blocks, dict) else [f"task {t + 1}" for t in range(len(blocks))]
+    arrays = [np.asarray(b, dtype=float) for b in (blocks.values() if isinstance(blocks, dict) else blocks)]
+    models = [str(x) for x in models]
+    counts = [check_number(c, "item count", low=1, integer=True) for c in item_counts]
+    level = check_number(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    if len(models) < 2 or not arrays:
+        raise ValueError("need at least 2 models and 1 task")
+    if len(counts) < 2 or counts != sorted(set(counts)):
+        raise ValueError("item_counts needs at least 2 positions, increasing")
+    for name, b in zip(names, arrays):
+        if b.ndim != 2 or b.shape[0] != len(models) or b.shape[1] < counts[-1]:
+            raise ValueError(f"task {name!r} needs {len(models)} rows and at least {counts[-1]} items")
+        if not np.isin(b, (0.0, 1.0)).all():
+            raise ValueError(f"task {name!r}: answers must be 0 or 1")
+    bits = [["".join("1" if v else "0" for v in row[: counts[-1]]) for row in b] for b in arrays]
+    return Explorable(
+        "rank-sets",
+        {
+            "steps": _rank_set_steps(arrays, counts, models, level, tol),
+            "models": models,
+            "tasks": [str(t) for t in names],
+            "bits": bits,
+            "itemCounts": counts,
+            "level": level,
+            "alpha": float(1 - Fraction(repr(level))),
+            "tol": tol,
+        },
+    )
+
+
 #: Every kind of explorable and the function that builds it; each has its page script, ``_web/explorables.<kind>.js``.
 KINDS = {
     "model-toggle": model_toggle,
@@ -1165,4 +1293,5 @@ KINDS = {
     "effort": effort,
     "domains": domain_explorer,
     "positional": positional_rule,
+    "rank-sets": rank_sets_explorer,
 }
