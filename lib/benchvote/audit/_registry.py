@@ -24,6 +24,7 @@ CHAPTERS = {
     "arrow": "Condorcet, Borda and Arrow",
     "tradeoff": "Diversity against stability",
     "missing": "Rankings when scores are missing",
+    "uncertainty": "How sure is a ranking?",
     "domains": "When majority rule works again",
 }
 

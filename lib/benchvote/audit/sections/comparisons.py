@@ -364,7 +364,7 @@ SECTION = register(
     Section(
         name="comparisons",
         title="Paired comparisons, rank sets and tiers",
-        chapter="missing",
+        chapter="uncertainty",
         about="Every pair of models is tested on the same items (or tasks), and the tests are combined so that every "
         "model's set of possible ranks holds at once at the chosen level. Tiers group the models that the data "
         "cannot tell apart from the top of their tier.",

@@ -73,7 +73,7 @@ SECTION = register(
     Section(
         name="instance_intervals",
         title="Rank intervals (bootstrap over test instances)",
-        chapter="missing",
+        chapter="uncertainty",
         about="Each task's test instances are redrawn, paired across models, and the task scores recomputed. "
         "This measures the doubt that finite test sets leave, as the task bootstrap does for the choice of tasks.",
         order=61,

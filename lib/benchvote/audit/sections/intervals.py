@@ -282,7 +282,7 @@ SECTION = register(
     Section(
         name="intervals",
         title="Rank intervals (bootstrap over tasks)",
-        chapter="missing",
+        chapter="uncertainty",
         about="The tasks are redrawn with replacement many times and the models ranked each time; an interval holds "
         "the middle share of a model's ranks. Two models are inseparable when neither ranks above the other in "
         "that share of the redraws.",
