@@ -505,14 +505,20 @@ def instance_rank_intervals(
         return rank(out, tol=tol)
 
     full = ranks_of(mat.values, np.arange(n))
-    ordered = [np.asarray(blocks[t], dtype=float) for t in table.columns]  # float64 sums: the same bits from any dtype
+    from ._kernels import count_weighted_sums, count_weighted_whole_sums  # numba loads on first use (_kernels)
+
+    ordered = [blocks[t] for t in table.columns]
 
     def redraw(rng: np.random.Generator) -> np.ndarray:
         table = np.empty((m, n))
         for k, block in enumerate(ordered):
             size = block.shape[1]
             counts = np.bincount(rng.integers(0, size, size=size), minlength=size)
-            table[:, k] = block @ counts / size
+            if block.dtype == np.uint8:  # right/wrong items: exact integer sums, in int32 while 255 * size fits
+                sums = count_weighted_whole_sums(block, counts.astype(np.int32) if size < 2**23 else counts)
+            else:
+                sums = count_weighted_sums(block, counts)
+            table[:, k] = sums / size
         return ranks_of(table, rng.integers(0, n, size=n) if resample_tasks else np.arange(n))
 
     boot, redrawn = _bootstrap(redraw, m, n_boot=n_boot, nan_policy=nan_policy, seed=seed)
