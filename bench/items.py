@@ -102,8 +102,8 @@ def generate(folder: Path, models: int, tasks: int, items: int, seed: int = SEED
     return parquet, csv
 
 
-def _child(command: list[str]) -> tuple[float, float, int, str, str]:
-    """Run a child; its wall seconds, peak MB (ru_maxrss), exit status, stdout and stderr."""
+def _child(command: list[str]) -> tuple[float, float, float, int, str, str]:
+    """Run a child; its wall seconds, peak MB (ru_maxrss), CPU seconds, exit status, stdout and stderr."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -113,7 +113,8 @@ def _child(command: list[str]) -> tuple[float, float, int, str, str]:
         out.seek(0)
         err.seek(0)
         code = os.waitstatus_to_exitcode(status)
-        return seconds, usage.ru_maxrss / 1024, code, out.read().decode(), err.read().decode()
+        cpu = usage.ru_utime + usage.ru_stime
+        return seconds, usage.ru_maxrss / 1024, cpu, code, out.read().decode(), err.read().decode()
 
 
 def ours(path: Path, folder: Path) -> dict:
@@ -121,7 +122,7 @@ def ours(path: Path, folder: Path) -> dict:
     report = folder / "report.json"
     command = [sys.executable, "-m", "benchvote", "audit", str(path), "--json", str(report), "--timings", "--quiet"]
     load = os.getloadavg()[0]
-    seconds, peak, code, _, err = _child(command)
+    seconds, peak, cpu, code, _, err = _child(command)
     if code != 0:
         raise RuntimeError(f"benchvote audit exited {code}: {err[-2000:]}")
     timings = {}
@@ -129,17 +130,17 @@ def ours(path: Path, folder: Path) -> dict:
         if line.startswith("benchvote audit: timing: "):
             name, value, _ = line.removeprefix("benchvote audit: timing: ").rsplit(" ", 2)
             timings[name] = float(value)
-    return {"seconds": seconds, "peak": peak, "load": load, "timings": timings}
+    return {"seconds": seconds, "peak": peak, "cpu": cpu, "load": load, "timings": timings}
 
 
 def reference(path: Path) -> dict:
     """Pandas' default reader and the old per-task pivot, then the same audit, in a child process."""
     load = os.getloadavg()[0]
-    seconds, peak, code, out, err = _child([sys.executable, "-c", REFERENCE, str(path)])
+    seconds, peak, cpu, code, out, err = _child([sys.executable, "-c", REFERENCE, str(path)])
     if code != 0:
         return {"seconds": seconds, "peak": peak, "load": load, "failed": err.strip().splitlines()[-1:]}
     result = json.loads(out.strip().splitlines()[-1])
-    return {"seconds": seconds, "peak": peak, "load": load, "read": result["read"], "timings": result["timings"]}
+    return {"seconds": seconds, "peak": peak, "cpu": cpu, "load": load, "timings": result["timings"]}
 
 
 def _line(size: str, fmt: str, reader: str, r: dict) -> str:
@@ -147,8 +148,8 @@ def _line(size: str, fmt: str, reader: str, r: dict) -> str:
     if "failed" in r:
         return f"{size:>16}  {fmt:<8} {reader:<18} failed after {r['seconds']:.0f} s: {r['failed']}"
     return (
-        f"{size:>16}  {fmt:<8} {reader:<18} {r['seconds']:8.1f} {r['peak'] / 1024:8.2f} {audit:9.1f} "
-        f"{r['seconds'] - audit:9.1f} {r['load']:6.2f}"
+        f"{size:>16}  {fmt:<8} {reader:<18} {r['seconds']:8.1f} {r['cpu']:8.1f} {r['peak'] / 1024:8.2f} "
+        f"{audit:9.1f} {r['seconds'] - audit:9.1f} {r['load']:6.2f}"
     )
 
 
@@ -158,7 +159,7 @@ def main() -> None:
     parser.add_argument("--no-pandas", action="store_true", help="leave out the pandas reference")
     args = parser.parse_args()
     sizes = [tuple(int(x) for x in s.split("x")) for s in args.sizes.split(",")]
-    head = f"{'models x tasks x items':>16}  {'format':<8} {'reader':<18} {'wall s':>8} {'peak GB':>8} "
+    head = f"{'models x tasks x items':>16}  {'format':<8} {'reader':<18} {'wall s':>8} {'cpu s':>8} {'peak GB':>8} "
     head += f"{'audit s':>9} {'rest s':>9} {'load1':>6}"
     lines = [head, "-" * len(head)]
     slowest: list[str] = []
@@ -184,7 +185,8 @@ def main() -> None:
             shutil.rmtree(folder, ignore_errors=True)
     text = "\n".join(
         [
-            "Item-level audits (bench/items.py): wall seconds and peak memory of the whole child process;",
+            "Item-level audits (bench/items.py): wall seconds, CPU seconds (user + system, ru_utime + ru_stime)",
+            "and peak memory (ru_maxrss) of the child process; on a shared machine CPU s is the steadier measure;",
             "audit s = the sections' seconds (--timings), rest s = start-up, reading and pivoting;",
             "load1 = the load average when the child started.",
             f"{os.cpu_count()} cores, shared with other sessions.",
