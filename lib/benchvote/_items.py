@@ -186,11 +186,11 @@ def read_long(path: Path, names: list[str], delimiter: str | None, missing: set[
     table = _parquet(path) if parquet else _csv(path, names, delimiter)
     lowered = [n.strip().lower() for n in table.column_names]
     column = {name: table.column(lowered.index(name)) for name in COLUMNS}
+    del table  # each column is freed once its codes are made
     codes, labels = {}, {}
     for name in ("model", "task", "instance"):
-        codes[name], labels[name] = _names(column[name], strict=not parquet)
+        codes[name], labels[name] = _names(column.pop(name), strict=not parquet)
     score_codes, values, flags, texts = _score_values(column.pop("score"), missing)
-    del table, column  # the codes are all that is needed from here on
     _check_rows(path, codes, labels, score_codes, flags, texts)
     return _blocks(path, codes, labels, values, score_codes)
 
@@ -213,7 +213,9 @@ def _csv(path: Path, names: list[str], delimiter: str | None) -> pa.Table:
 
 def _parquet(path: Path) -> pa.Table:
     try:
-        return pq.read_table(path)
+        schema = pq.read_schema(path)
+        text = [f.name for f in schema if f.name.strip().lower() in COLUMNS[:3] and pa.types.is_string(f.type)]
+        return pq.read_table(path, read_dictionary=text)  # names straight into codes, not one string per row
     except (pa.ArrowException, OSError) as err:
         raise ValueError(f"cannot read {path} as Parquet: {err}") from None
 
@@ -303,15 +305,20 @@ def _blocks(path: Path, codes: dict, labels: dict, values: np.ndarray, score_cod
     """Each task's models x items array, filled from the codes in one assignment; repeats and holes refused."""
     m, t, i = codes["model"], codes["task"], codes["instance"]
     n_models, n_tasks, n_items = len(labels["model"]), len(labels["task"]), len(labels["instance"])
-    key = t.astype(np.int64) * n_items + i
+    key = t.astype(np.int64)  # in place from here on: one row-sized int64 array besides the cell index
+    key *= n_items
+    key += i
     present: np.ndarray = np.zeros(n_tasks * n_items, dtype=bool)
     present[key] = True
     present = present.reshape(n_tasks, n_items)
     width = present.sum(axis=1)
     offset = np.concatenate([[0], np.cumsum(width * n_models)])
-    flat = (np.cumsum(present, axis=1) - 1).ravel()[key]
+    flat = m.astype(np.int64)
+    flat *= width.astype(np.int32)[t]
+    flat += offset[t]
+    np.take((np.cumsum(present, axis=1) - 1).ravel(), key, out=key)  # each row's column in its task's block
+    flat += key
     del key
-    flat += offset[t] + m.astype(np.int64) * width[t]
     seen = np.zeros(int(offset[-1]), dtype=bool)
     seen[flat] = True
     if int(seen.sum()) < len(flat):
