@@ -357,7 +357,7 @@ def test_instance_file_gives_task_means_and_an_instance_bootstrap(tmp_path):
     )
     report = json.loads((tmp_path / "r.json").read_text())
     section = report["sections"]["instance_intervals"]
-    direct = bv.intervals.instance_rank_intervals(instances.assign(instance=instances["instance"]), n_boot=100)
+    direct = bv.intervals.instance_rank_intervals(instances, n_boot=100)
     assert section["lower"] == {str(k): float(v) for k, v in direct.lower.items()}
 
 

@@ -296,3 +296,17 @@ def test_popcount_and_lowest_bit_against_python_integers(seed):
     for x in words:
         assert k._popcount(np.uint64(x)) == bin(x).count("1")
         assert k._lowest_bit(np.uint64(x)) == (x & -x).bit_length() - 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_count_weighted_sums_are_each_rows_sum_of_counts_times_scores(seed):
+    rng = np.random.default_rng(seed)
+    right = (rng.random((7, 300)) < 0.4).astype(np.uint8)
+    graded = rng.integers(0, 9, size=(7, 300)) / 8
+    counts = np.bincount(rng.integers(0, 300, size=300), minlength=300)
+    oracle = [sum(int(right[i, j]) * int(counts[j]) for j in range(300)) for i in range(7)]
+    assert k.count_weighted_whole_sums(right, counts).tolist() == oracle
+    assert k.count_weighted_whole_sums(right, counts.astype(np.int32)).tolist() == oracle
+    loop = [float(np.add.reduce(graded[i] * counts)) for i in range(7)]  # exact: eighths times small whole numbers
+    assert k.count_weighted_sums(graded, counts).tolist() == loop
+    assert k.count_weighted_sums(graded.astype(np.float32), counts).tolist() == loop

@@ -15,7 +15,10 @@ input, documents the result and is tested against an independent oracle:
 * :func:`sign_products`: the concordant minus discordant pairs of every two tasks
   (the audit's ``correlation`` section, Kendall's tau-b);
 * :func:`bt_newton_system`: the Newton steps of
-  :func:`benchvote.ratings.bradley_terry`.
+  :func:`benchvote.ratings.bradley_terry`;
+* :func:`count_weighted_sums`, :func:`count_weighted_whole_sums`: each model's sum over a task's
+  items of the times an item is drawn times its score, in every redraw of
+  :func:`benchvote.intervals.instance_rank_intervals`.
 
 They are imported on first use, so that ``import benchvote`` does not load numba.
 """
@@ -686,3 +689,38 @@ def _by_priority(out_bits: np.ndarray, in_bits: np.ndarray, priority: np.ndarray
                 if waiting[x] == 0:
                     heapq.heappush(heap, priority[x])
     return order
+
+
+@njit(cache=True, nogil=True)
+def count_weighted_sums(block: np.ndarray, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Row sums of ``block * counts`` in float64, summed left to right.
+
+    A plain loop rather than BLAS: a matrix-vector product in a multithreaded
+    BLAS runs tens of times slower on a machine whose cores are busy, and the
+    order of the sums is then the one of numpy's own loop, the same on every machine.
+    """
+    m, n = block.shape
+    out = np.zeros(m)
+    for i in range(m):
+        total = 0.0
+        for j in range(n):
+            total += np.float64(block[i, j]) * counts[j]
+        out[i] = total
+    return out
+
+
+@njit(cache=True, nogil=True)
+def count_weighted_whole_sums(block: np.ndarray, counts: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Row sums of ``block * counts`` for whole-number scores (uint8), exact in the counts' integer dtype.
+
+    The caller picks int32 counts when ``255 * items`` fits (the loop then runs
+    on twice as many lanes as in int64), int64 otherwise.
+    """
+    m, n = block.shape
+    out = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        acc = counts[0] - counts[0]
+        for j in range(n):
+            acc += block[i, j] * counts[j]
+        out[i] = acc
+    return out

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._items import as_items
 from ._validation import (
     as_score_matrix,
     check_nan_policy,
@@ -379,17 +380,16 @@ def _strict_shares(boot: np.ndarray) -> np.ndarray:
     return strict_above_counts(doubled, weight.astype(kind)) / n_boot
 
 
-_INSTANCE_COLUMNS = ("model", "task", "instance", "score")
-
-
 def instance_table(scores: Any) -> tuple[pd.DataFrame, dict]:
     """Check a long table of instance scores and split it by task.
 
     Parameters
     ----------
-    scores : DataFrame
+    scores : DataFrame or Items
         Columns ``model``, ``task``, ``instance``, ``score``: one row per model,
-        task and test instance (an item of the task's test set).
+        task and test instance (an item of the task's test set); or the
+        :class:`benchvote._items.Items` the command line's reader builds
+        (already checked and split: returned as they are, nothing re-pivoted).
 
     Returns
     -------
@@ -398,7 +398,9 @@ def instance_table(scores: Any) -> tuple[pd.DataFrame, dict]:
         (missing where the model has no instance of the task).
     blocks : dict
         Task -> models x instances array (rows in ``table``'s model order,
-        ``nan`` for a model without the task).
+        ``nan`` for a model without the task; instances in the order of
+        their names).  From a DataFrame the arrays are float; from ``Items``
+        in the smallest exact dtype (``uint8`` for right/wrong items).
 
     Raises
     ------
@@ -415,51 +417,8 @@ def instance_table(scores: Any) -> tuple[pd.DataFrame, dict]:
     >>> table["t"].tolist(), blocks["t"].tolist()
     ([0.5, 1.0], [[1.0, 0.0], [1.0, 1.0]])
     """
-    if not isinstance(scores, pd.DataFrame):
-        raise TypeError(f"instance scores must be a DataFrame with columns {', '.join(_INSTANCE_COLUMNS)}")
-    absent = [c for c in _INSTANCE_COLUMNS if c not in scores.columns]
-    if absent:
-        raise ValueError(f"instance scores lack the {numbered(len(absent), 'column')} {', '.join(absent)}")
-    values = pd.to_numeric(scores["score"], errors="coerce")
-    bad = ~np.isfinite(values.to_numpy(dtype=float))
-    if bad.any():
-        row = scores.loc[bad].iloc[0]
-        raise ValueError(
-            f"{int(bad.sum())} instance {numbered(int(bad.sum()), 'score is', 'scores are')} missing or not finite "
-            f"numbers, e.g. model "
-            f"{row['model']!s}, task {row['task']!s}, instance {row['instance']!s}: {row['score']!r}"
-        )
-    keys = scores[["model", "task", "instance"]]
-    repeated = keys.duplicated()
-    if repeated.any():
-        row = keys.loc[repeated].iloc[0]
-        raise ValueError(
-            f"model {row['model']!s}, task {row['task']!s}, instance {row['instance']!s} has more than one score"
-        )
-    models = pd.Index(pd.unique(scores["model"]), name="model")
-    tasks = pd.Index(pd.unique(scores["task"]), name="task")
-    long = scores.assign(score=values.astype(float))
-    blocks = {}
-    for task in tasks:
-        part = long[long["task"] == task].pivot(index="model", columns="instance", values="score")
-        holes = part.isna().to_numpy()
-        if holes.any():
-            r, c = np.argwhere(holes)[0]
-            raise ValueError(
-                f"model {part.index[r]!s} has no score on instance {part.columns[c]!s} of task {task!s}, "
-                "which other models have; instance bootstraps need every scored model on every instance"
-            )
-        blocks[task] = part.reindex(models).to_numpy(dtype=float)
-    table = pd.DataFrame({t: _row_means(b) for t, b in blocks.items()}, index=models)
-    table.columns.name = "task"
-    return table, blocks
-
-
-def _row_means(block: np.ndarray) -> np.ndarray:
-    out = np.full(block.shape[0], np.nan)
-    seen = ~np.isnan(block).all(axis=1)
-    out[seen] = block[seen].mean(axis=1)
-    return out
+    items = as_items(scores)
+    return items.table(), dict(items.blocks)
 
 
 def instance_rank_intervals(
@@ -488,7 +447,7 @@ def instance_rank_intervals(
     ----------
     scores : DataFrame
         Long instance scores, columns ``model``, ``task``, ``instance``,
-        ``score`` (see :func:`instance_table`).
+        ``score``, or :class:`benchvote._items.Items` (see :func:`instance_table`).
     higher_is_better : bool or mapping task -> bool
         Direction of every task.
     rule : callable
@@ -546,6 +505,8 @@ def instance_rank_intervals(
         return rank(out, tol=tol)
 
     full = ranks_of(mat.values, np.arange(n))
+    from ._kernels import count_weighted_sums, count_weighted_whole_sums  # numba loads on first use (_kernels)
+
     ordered = [blocks[t] for t in table.columns]
 
     def redraw(rng: np.random.Generator) -> np.ndarray:
@@ -553,7 +514,11 @@ def instance_rank_intervals(
         for k, block in enumerate(ordered):
             size = block.shape[1]
             counts = np.bincount(rng.integers(0, size, size=size), minlength=size)
-            table[:, k] = block @ counts / size
+            if block.dtype == np.uint8:  # right/wrong items: exact integer sums, in int32 while 255 * size fits
+                sums = count_weighted_whole_sums(block, counts.astype(np.int32) if size < 2**23 else counts)
+            else:
+                sums = count_weighted_sums(block, counts)
+            table[:, k] = sums / size
         return ranks_of(table, rng.integers(0, n, size=n) if resample_tasks else np.arange(n))
 
     boot, redrawn = _bootstrap(redraw, m, n_boot=n_boot, nan_policy=nan_policy, seed=seed)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._items import Items
 from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, numbered, split_table
 from ..rules import RULES
 from ..sensitivity import default_eps
@@ -90,7 +91,7 @@ class Context:
     eps: float | None
     box_undefined: str | None
     rules: Mapping[str, Rule]
-    instances: pd.DataFrame | None
+    instances: pd.DataFrame | Items | None  # the item scores: the reader's Items, or a long DataFrame
     groups: Mapping[str, str]
     transform: Cardinal = Cardinal()
     part_undefined: str | None = None

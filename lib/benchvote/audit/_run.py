@@ -151,7 +151,7 @@ def audit(
     scores: Any,
     higher_is_better: Any = True,
     *,
-    instances: pd.DataFrame | None = None,
+    instances: Any = None,
     primary: str = "mean_score",
     normalize: str = "none",
     weights: Any = None,
@@ -176,9 +176,11 @@ def audit(
         Models x tasks, labelled; ``nan`` marks a missing score.
     higher_is_better : bool or sequence of bool
         Direction of every task.
-    instances : DataFrame, optional
+    instances : DataFrame or Items, optional
         Long instance scores (columns ``model``, ``task``, ``instance``,
-        ``score``) behind ``scores``; adds the instance bootstrap.
+        ``score``) behind ``scores``, or the compact per-task arrays the
+        command line's reader builds (:class:`benchvote._items.Items`); adds
+        the instance bootstrap.
     primary : str
         The rule that leads the report (the verdict's first sentence names its
         leader) and ranks the bootstrap redraws, one of :data:`benchvote.rules.RULES`

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
+from ..._items import as_items
 from ...intervals import instance_rank_intervals
 from .._prepare import Context
 from .._registry import Output, Section, Sentence, register
@@ -39,7 +38,7 @@ def compute(ctx: Context, done: dict) -> Output:
     assert inst is not None  # the section runs only with instances (see when)
     order = list(done["rankings"].objects["order"])
     top = order[:MAX_MODELS]
-    keep = inst[inst["model"].isin(top) & inst["task"].isin(work.columns)]
+    keep = as_items(inst, top, work.columns)
     r = instance_rank_intervals(
         keep, {str(t): bool(v) for t, v in ctx.hib.items()}, rule=primary_rule(ctx),
         n_boot=o.n_boot, level=o.level, tol=o.tol, seed=o.seed,
@@ -54,7 +53,7 @@ def compute(ctx: Context, done: dict) -> Output:
     )
     fields = fields_of(ctx, r, ranked, adjacent_count(ranked, r.inseparable), scope,
                        "each redraw's task means ranked by the rule (benchvote.intervals.instance_rank_intervals)")  # fmt: skip
-    fields["tasks"] = sorted(map(str, pd.unique(keep["task"])))
+    fields["tasks"] = sorted(map(str, keep.tasks))
     return Output(fields, {"instance_intervals": r})
 
 
