@@ -254,11 +254,11 @@ def section_alone(scores: pd.DataFrame, hib: list[bool], costs: list[str]) -> tu
 
 
 @pytest.mark.parametrize("name", CORPUS_IDS)
-def test_real_boards_get_consistent_rank_sets_in_little_time(name):
+def test_real_boards_get_consistent_rank_sets(name):
     entry = {e.id: e for e in load()}[name]
     s = entry.scores()
     hib = [c not in entry.lower_is_better for c in s.columns]
-    c, seconds, ctx = section_alone(s, hib, list(entry.costs))
+    c, _, ctx = section_alone(s, hib, list(entry.costs))
     check_types({"status": "ok", **c})
     assert c["unit"] == "tasks" and c["n_columns"] == ctx.work.shape[1]
     assert c["n_models"] == min(section.MAX_MODELS, ctx.work.shape[0])
@@ -266,4 +266,3 @@ def test_real_boards_get_consistent_rank_sets_in_little_time(name):
     assert (c["warning"] is None) == (c["n_columns"] >= section.min_tasks(pairs, 0.95))
     if c["warning"]:
         assert c["separated"] == 0
-    assert seconds < 5.0, seconds
