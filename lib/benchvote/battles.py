@@ -35,7 +35,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ._validation import check_number, numbered
-from .comparisons import _tiers
+from .comparisons import _CHUNK_CELLS, _tiers  # one size of temporary arrays for every chunked redraw
 from .intervals import _exact_level, _order_statistic
 from .ratings import bradley_terry
 
@@ -63,9 +63,6 @@ WINNERS = {
 #: Pseudo-ties added between every pair that met in the log, in a redraw whose comparison graph is not strongly
 #: connected (a model that wins all its redrawn battles has no maximum-likelihood rating).
 SMOOTHING = 1e-3
-
-#: Cells of the largest temporary array of a chunk of redraws.
-_CHUNK_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)

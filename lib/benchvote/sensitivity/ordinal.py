@@ -511,49 +511,23 @@ def ordinal_sensitivity_exact(
     if fm is None:
         return _all_tied(protected, pool, method, t0)
     a_idx, b_idx = _ordered_pairs(fm)
-    if len(a_idx) == 0:
+
+    def finish(chosen: Any, how: str, upper: int, stopped: str = "") -> OrdinalSensitivity:
+        """The added set recounted exactly; proven optimal when the recount meets ``upper``."""
+        seconds = time.perf_counter() - t0
         return _finish_ordinal(
-            scores,
-            protected,
-            pool,
-            fm,
-            [],
-            higher_is_better,
-            method,
-            upper=0,
-            optimal=True,
-            seconds=time.perf_counter() - t0,
-        )
+            scores, protected, pool, fm, chosen, higher_is_better, how, upper=upper, optimal=True, seconds=seconds,
+            stopped=stopped,
+        )  # fmt: skip
+
+    if len(a_idx) == 0:
+        return finish([], method, 0)
     if method == "enumerate":
         best_count, chosen = _enumerate(fm, a_idx, b_idx, q)
-        return _finish_ordinal(
-            scores,
-            protected,
-            pool,
-            fm,
-            chosen,
-            higher_is_better,
-            "enumeration",
-            upper=best_count,
-            optimal=True,
-            seconds=time.perf_counter() - t0,
-        )
+        return finish(chosen, "enumeration", best_count)
+    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid
     chosen, upper, stopped = _ordinal_milp(fm, a_idx, b_idx, q, time_limit, work_limit, t0)
-    # the program relaxes "margin < 0" only within the solver's tolerance, so its dual bound is valid;
-    # the added set is recounted exactly and proven optimal when the recount meets that bound
-    return _finish_ordinal(
-        scores,
-        protected,
-        pool,
-        fm,
-        chosen,
-        higher_is_better,
-        "milp",
-        upper=upper,
-        optimal=True,
-        seconds=time.perf_counter() - t0,
-        stopped=stopped,
-    )
+    return finish(chosen, "milp", upper, stopped)
 
 
 def _enumerate(fm: Any, a_idx: np.ndarray, b_idx: np.ndarray, q: int) -> tuple[int, list[int]]:
