@@ -280,21 +280,13 @@ def _ranked_pairs_by_search(scores, tie_break, higher_is_better=True):
 
 
 # ---------------------------------------------------------------- cycles without an m x m x m array
-def _validated(scores, higher_is_better, tol):
-    """The validated table, its directions and the tolerance, as a measure's body receives them."""
-    from benchvote._validation import as_score_matrix, direction_of
-
-    mat = as_score_matrix(scores, allow_nan=True)
-    return mat, direction_of(mat, higher_is_better), tol
-
-
 def _cycles_by_tensor(scores, higher_is_better=True, tol=1e-9):
     """The implementation of ``condorcet_cycles`` before issue 30 (an m x m x m tensor), kept as the oracle."""
-    from benchvote._validation import as_score_matrix, direction_of
+    from benchvote._validation import Table
     from benchvote.voting import CondorcetCycle
 
-    mat = as_score_matrix(scores, allow_nan=True)
-    direction = direction_of(mat, higher_is_better)
+    mat = Table.validate(scores, higher_is_better, allow_nan=True)
+    direction = mat.direction
     r = bv.rank(mat.values, direction, tol=tol, nan_policy="omit")
     with np.errstate(invalid="ignore"):
         votes = r[:, None, :] < r[None, :, :]  # task k votes i over j (nan compares False: missing abstains)
@@ -403,22 +395,24 @@ def test_cycle_count_matches_the_tensor_kernel_on_tables_with_ties(table, tol):
 
 def test_cycle_count_on_a_one_factor_table_with_many_tied_pairs():
     """400 models on 6 tasks: ties of three tasks against three are common, the count is still exact."""
+    from benchvote._validation import Table
     from benchvote.voting import _margins, count_condorcet_cycles
 
     s = _one_factor(400)
-    mat, direction, tol = _validated(s, True, 1e-9)
-    margins = _margins(mat.values, direction, tol)
+    mat = Table.validate(s, allow_nan=True)
+    margins = _margins(mat.values, mat.direction, 1e-9)
     assert (margins == 0).sum() > 10 * len(margins)  # many tied pairs off the diagonal
     assert count_condorcet_cycles(s) == _brute_cycle_count(margins > 0) == len(_cycles_by_tensor(s))
 
 
 def test_majority_margins_are_kept_in_a_small_integer_type():
     """No m x m int64 (or float64) matrix where the margins fit in a byte (6 tasks) or two (200 tasks)."""
+    from benchvote._validation import Table
     from benchvote.voting import _margins
 
     for n, dtype in ((6, np.int8), (200, np.int16)):
-        mat, direction, tol = _validated(_one_factor(30, n), True, 1e-9)
-        margins = _margins(mat.values, direction, tol)
+        mat = Table.validate(_one_factor(30, n), allow_nan=True)
+        margins = _margins(mat.values, mat.direction, 1e-9)
         assert margins.dtype == dtype
         np.testing.assert_array_equal(margins, margin_matrix(mat.values))
 

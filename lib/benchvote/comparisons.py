@@ -322,9 +322,8 @@ def paired_test(
     a, b = as_label_list(pair, "pair", mat.models)
     rows = [mat.models.index(a), mat.models.index(b)]
     values = mat.values[rows]
-    sub = values
     out = pairwise_comparisons(
-        sub,
+        values,
         higher_is_better,
         test=test,
         level=level,
