@@ -12,6 +12,9 @@ from audit_support import FAST, normal_board
 import benchvote as bv
 from benchvote.audit import SECTIONS, audit
 
+#: The sections that read a table (the others read a battle log: tests/test_audit_section_battles.py).
+TABLE_SECTIONS = {name: sec for name, sec in SECTIONS.items() if "table" in sec.reads}
+
 
 def test_every_registered_section_states_its_cost_class():
     for name, section in SECTIONS.items():
@@ -21,7 +24,7 @@ def test_every_registered_section_states_its_cost_class():
 def test_every_section_is_there_and_says_what_it_means():
     a = audit(normal_board(missing=2), **FAST)
     # units: only when columns are on different scales; pareto: only with declared costs
-    expected = set(SECTIONS) - {"instance_intervals", "units", "pareto", "groups"}
+    expected = set(TABLE_SECTIONS) - {"instance_intervals", "units", "pareto", "groups"}
     assert set(a.sections) == expected
     for name, sec in a.sections.items():
         assert sec["title"] == SECTIONS[name].title
@@ -47,12 +50,12 @@ def test_one_audit_can_hold_every_registered_section_in_the_registry_order():
     scores["params_M"] = [1.0, 3.0, 7.0, 13.0, 34.0, 70.0]  # the pareto section
     calls: list[str] = []
     a = audit(scores, instances=long, costs=["params_M"], normalize="zscore", progress=calls.append, **FAST)
-    assert [c.name for c in calls] == [n for n in SECTIONS if n != "groups"] == list(a.sections)
+    assert [c.name for c in calls] == [n for n in TABLE_SECTIONS if n != "groups"] == list(a.sections)
     assert {c.total for c in calls} == {len(calls)} and [c.index for c in calls] == list(
         range(len(calls))
     )  # units: the normalisation is stated
     page = a.to_html()
-    assert re.findall(r'<section id="([^"]+)" data-section', page) == [n for n in SECTIONS if n != "groups"]
+    assert re.findall(r'<section id="([^"]+)" data-section', page) == [n for n in TABLE_SECTIONS if n != "groups"]
 
 
 def test_a_section_is_one_registry_entry(monkeypatch):
@@ -103,7 +106,7 @@ def test_every_section_returns_exactly_its_typed_fields():
     groups = {t: ("g1" if k < 3 else "g2") for k, t in enumerate(s.columns[:5])}
     a = audit(s, costs=["params_M"], instances=long, groups=groups, normalize="zscore", **FAST)
     head = {"title", "about", "chapter", "cost", "status"}
-    for name, section in SECTIONS.items():
+    for name, section in TABLE_SECTIONS.items():
         assert name in a.sections, name
         assert a.sections[name]["status"] == "ok", (name, a.sections[name].get("reason"))
         assert set(a.sections[name]) - head == set(get_type_hints(section.result)), name

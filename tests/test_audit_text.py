@@ -20,9 +20,9 @@ def test_a_short_list_names_the_first_and_counts_the_rest_without_an_ellipsis(si
     names = [f"m{i}" for i in range(size)]
     text = some(names, shown, "model")
     assert "..." not in text and "\u2026" not in text
-    if size <= shown:  # every name, the last two joined by "and"
+    if size <= shown + 1:  # every name (one more is named, not counted), the last two joined by "and"
         assert text == ("" if size == 0 else names[0] if size == 1 else ", ".join(names[:-1]) + " and " + names[-1])
     else:
         rest = size - shown
-        assert text == ", ".join(names[:shown]) + f" and {rest} more model" + ("" if rest == 1 else "s")
+        assert rest >= 2 and text == ", ".join(names[:shown]) + f" and {rest} more models"
         assert some(names, shown) == ", ".join(names[:shown]) + f" and {rest} more"

@@ -8,8 +8,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtri
 
-from benchvote.battles import WINNERS, battle_counts, battle_ratings
+from benchvote.battles import WINNERS, _redraws, _triples, battle_counts, battle_ratings
+from benchvote.comparisons import _surely_better, holm
 
 
 def log(rows) -> pd.DataFrame:
@@ -170,12 +172,12 @@ FLIP = {"model_a": "model_b", "model_b": "model_a", "tie": "tie"}
 
 
 def same(x, y) -> bool:
-    return all(
-        np.array_equal(getattr(x, f), getattr(y, f))
-        if isinstance(getattr(x, f), np.ndarray)
-        else getattr(x, f) == getattr(y, f)
-        for f in x.__dataclass_fields__
-    )
+    """Field by field equality of two results, through the nested comparisons."""
+    if hasattr(x, "__dataclass_fields__"):
+        return type(x) is type(y) and all(same(getattr(x, f), getattr(y, f)) for f in x.__dataclass_fields__)
+    if isinstance(x, np.ndarray):
+        return np.array_equal(x, y)
+    return x == y
 
 
 @settings(max_examples=15, deadline=None, derandomize=True)
@@ -241,6 +243,61 @@ def test_upper_rank_rank_sets_and_tiers_follow_their_definitions():
     # every pair the max-T intervals separate has ratings in that order
     rows, cols = np.nonzero(r.above)
     assert (r.ratings[rows] > r.ratings[cols]).all()
+
+
+def fisher_spread(battles: pd.DataFrame, r) -> np.ndarray:
+    """Large-sample standard deviation of every rating difference, from the Fisher information of the fit.
+
+    The information of Bradley-Terry's log-likelihood is the Laplacian with
+    weights n_ij p_ij (1 - p_ij) (n_ij battles, p_ij the fitted chance that
+    i beats j); its pseudo-inverse is the covariance of the centred ratings.
+    """
+    c = battle_counts(battles)
+    n = c.wins + c.wins.T + c.ties
+    prob = 1 / (1 + np.exp(r.ratings[None, :] - r.ratings[:, None]))
+    weights = n * prob * (1 - prob)
+    info = np.diag(weights.sum(axis=1)) - weights
+    cov = np.linalg.pinv(info)
+    a, b = r.comparisons.a, r.comparisons.b
+    return np.sqrt(cov[a, a] + cov[b, b] - 2 * cov[a, b])
+
+
+def test_pairs_hold_every_difference_with_wald_p_values_near_the_fisher_information():
+    battles = simulated(np.linspace(-0.3, 0.3, 6), 5000, np.random.default_rng(13), tie_share=0.0)
+    r = battle_ratings(battles, n_boot=1000)
+    c = r.comparisons
+    assert c.test == "bradley-terry" and len(c.a) == 15 and (c.a < c.b).all()
+    assert np.allclose(c.diff, r.ratings[c.a] - r.ratings[c.b], rtol=0, atol=1e-15)
+    assert ((c.ci_low <= c.diff) & (c.diff <= c.ci_high)).all()
+    assert ((c.simultaneous_low <= c.ci_low) & (c.ci_high <= c.simultaneous_high)).all()
+    assert np.array_equal(c.p_adjusted, holm(c.p)) and not c.exact.any()
+    # the bootstrap standard deviation behind each p-value is the large-sample one, within 10 %
+    # (where the p-value is neither near 1 nor below the doubles' resolution of 1 - p/2)
+    z_boot = ndtri(1 - c.p / 2)
+    z_fisher = np.abs(c.diff) / fisher_spread(battles, r)
+    clear = (z_fisher > 1) & (z_fisher < 7)
+    assert clear.sum() >= 8 and np.allclose(z_boot[clear], z_fisher[clear], rtol=0.1)
+
+
+def test_rank_sets_are_the_max_t_decisions_of_the_pairs_and_of_a_full_covariance_oracle():
+    battles = simulated(np.linspace(-1.5, 1.5, 7), 3000, np.random.default_rng(14))
+    r = battle_ratings(battles, n_boot=400, seed=3)
+    rs = r.rank_sets()
+    assert rs.method == "max-t" and rs.comparisons is r.comparisons
+    assert np.array_equal(rs.above, _surely_better(r.comparisons, "max-t"))
+    assert rs.lowest.tolist() == (1 + r.above.sum(axis=0)).tolist()
+    assert rs.highest.tolist() == (7 - r.above.sum(axis=1)).tolist()
+    # oracle: the max-T decisions from the full covariance of the redrawn ratings, all ordered pairs at once
+    boot, _ = _redraws(_triples(battles), 400, 3)
+    deviation = boot - r.ratings
+    cov = np.cov(deviation, rowvar=False, bias=True)
+    var = np.diag(cov)
+    spread = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
+    np.fill_diagonal(spread, np.inf)
+    largest = (np.abs(deviation[:, :, None] - deviation[:, None, :]) / spread).max(axis=(1, 2))
+    critical = np.sort(largest)[int(np.ceil(400 * 0.95)) - 1]
+    oracle = r.ratings[:, None] - r.ratings[None, :] - critical * spread > 0
+    assert np.array_equal(r.above, oracle) and r.above.any()
 
 
 def test_a_model_with_few_battles_is_smoothed_in_the_redraws_that_lose_it():

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from benchvote.battles import WINNERS
+from benchvote.cli import TABLE_OPTIONS
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 NOTEBOOKS = ROOT / "notebooks"
@@ -340,6 +343,17 @@ def test_audit_options_page_lists_exactly_the_commands_options():
     text = (BOOK / "audit-options.md").read_text()
     assert option_mismatches(text) == []
     assert "`--normalize`" in text and all(f"`{n}`" in text for n in ("zscore", "minmax", "rank", "baseline:MODEL"))
+
+
+def test_audit_options_page_says_which_options_a_battle_log_takes_and_every_winner_spelling():
+    text = (BOOK / "audit-options.md").read_text()
+    section = text.split("## Battle logs", 1)[1].split("\n## ", 1)[0]
+    line = next(x for x in section.splitlines() if x.startswith("Options that apply to a battle log:"))
+    listed = set(re.findall(r"`(--[a-z-]+)`", line))
+    table_only = {"--" + d.replace("_", "-") for d in TABLE_OPTIONS}
+    every = {s for a in audit_parser()._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+    assert listed == every - table_only
+    assert all(f"`{w}`" in section for w in WINNERS)
 
 
 def test_option_check_catches_a_missing_option_and_a_wrong_default():

@@ -644,7 +644,8 @@ def test_the_progress_bar_counts_the_sections_the_audit_runs(instances, missing,
         scores, instances=long if instances else None, costs=costs, progress=calls.append, n_boot=20, time_limit=2
     )
     conditional = {"instance_intervals": instances, "missing": missing, "pareto": bool(costs), "groups": False}
-    expected = [n for n in bv.audit.SECTIONS if conditional.get(n, True) and n != "units"]
+    tables = [n for n, sec in bv.audit.SECTIONS.items() if "table" in sec.reads]
+    expected = [n for n in tables if conditional.get(n, True) and n != "units"]
     assert [c.name for c in calls if c.name != "units"] == expected
     assert [c.name for c in calls] == list(a.sections)
     assert all(c.total == len(calls) for c in calls) and [c.index for c in calls] == list(range(len(calls)))
@@ -713,3 +714,68 @@ def test_scores_too_large_to_add_are_refused_in_one_line_naming_the_task(tmp_pat
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "huge" in err and "small" not in err
     assert not (tmp_path / "r.json").exists()
+
+
+# --------------------------------------------------------------------------- battle logs
+
+LOG = (
+    "Model_A,model_b,Winner,conversation\n"
+    + 'x,y,model_a,"one\nline"\ny,z,model_a,two\nz,x,model_a,three\nx,y,tie,four\ny,x,model_b,five\n' * 30
+)
+
+
+def test_a_battle_log_is_audited_by_its_sections_from_csv_and_parquet_alike(tmp_path, capsys):
+    path = write(tmp_path, "log.csv", LOG)
+    assert main(["audit", str(path), "--json", str(tmp_path / "a.json"), "--html", os.devnull, "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("150 battles among 3 models, 30 ties\n- On 150 battles among 3 models, x has the highest")
+    assert "not computed" not in out
+    report = json.loads((tmp_path / "a.json").read_text())
+    assert list(report["sections"]) == ["battles", "comparisons"] and report["settings"]["input"] == "battles"
+    frame = pd.read_csv(path)
+    frame.to_parquet(tmp_path / "log.parquet")
+    frame.sample(frac=1, random_state=0).to_csv(tmp_path / "shuffled.tsv", sep="\t", index=False)
+    for other in ("log.parquet", "shuffled.tsv"):
+        assert main(["audit", str(tmp_path / other), "--json", str(tmp_path / "b.json"), "--n-boot", "50"]) == 0
+        assert (tmp_path / "b.json").read_text() == (tmp_path / "a.json").read_text()
+
+
+def test_a_battle_log_writes_its_ratings_table(tmp_path):
+    path = write(tmp_path, "log.csv", LOG)
+    assert main(["audit", str(path), "--table", str(tmp_path / "r.md"), "--n-boot", "50", "--quiet"]) == 0
+    lines = (tmp_path / "r.md").read_text().splitlines()
+    assert lines[0].startswith("| model | rating |") and lines[2].startswith("| x |") and len(lines) == 5
+
+
+BAD_LOGS = {
+    "unknown winner": (
+        "model_a,model_b,winner\nx,y,model_a\ny,x,maybe\n",
+        [],
+        "1 row (first: 2) has an unknown winner",
+    ),
+    "playing itself and no winner": (
+        "model_a,model_b,winner\nx,y,model_a\nx,x,b\ny,x,\n",
+        [],
+        "1 row (first: 2) has a model playing itself: x; battles: 1 row without a winner (first: 3)",
+    ),
+    "groups that never met": ("model_a,model_b,winner\nx,y,a\nu,v,b\n", [], "2 groups that never met"),
+    "a table option": (
+        LOG,
+        ["--top-k", "2", "--cost", "x"],
+        "battle log (model_a, model_b, winner), which has no tasks",
+    ),
+    "column twice": ("model_a,model_b,winner,MODEL_A\nx,y,a,z\n", [], "names the column model_a more than once"),
+    "bad level": (LOG, ["--level", "0"], "level must be > 0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_LOGS))
+def test_a_bad_battle_log_exits_2_with_one_line_and_no_report(case, tmp_path, capsys):
+    text, extra, message = BAD_LOGS[case]
+    path = write(tmp_path, "log.csv", text)
+    status = main(["audit", str(path), *extra, "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("benchvote audit: error: "), err
+    assert message in lines[0], lines[0]
+    assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pandas as pd
 import pytest
 
 from benchvote import data
+from benchvote.data import list_battle_logs, load_battles
 
 # Shapes reported in Table 1 of Zhang & Hardt (2024); MMLU ships 98 of the 100 models.
 PAPER_SHAPES = {
@@ -208,3 +210,22 @@ def test_irt_items_follow_the_abilities_they_were_drawn_from():
     spread = data.irt_items(6, 50, 10, task_spread=0.3, seed=3)
     effects = spread.task_ability.sub(spread.ability, axis=0).to_numpy()
     assert 0.2 < effects.std() < 0.4
+
+
+# --------------------------------------------------------------------------- battle logs
+
+
+def test_the_shipped_battle_log_is_the_published_file_with_its_provenance():
+    assert list_battle_logs() == ["mt_bench_human"]
+    log = load_battles("mt_bench_human")
+    assert list(log.columns) == ["question_id", "model_a", "model_b", "winner", "judge", "turn"]
+    assert len(log) == 3355 and set(log.winner) == {"model_a", "model_b", "tie"} and not log.isna().any().any()
+    folder = Path(__file__).resolve().parents[1] / "data" / "battles"
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert hashlib.sha256((folder / "mt_bench_human.csv").read_bytes()).hexdigest() in readme
+    assert "CC BY 4.0" in readme and "`mt_bench_human.csv`" in readme
+
+
+def test_an_unknown_battle_log_lists_the_known_ones():
+    with pytest.raises(KeyError, match="known logs: mt_bench_human"):
+        load_battles("arena")

@@ -33,10 +33,11 @@ import numpy as np
 import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
+from scipy.special import ndtr
 
 from ._validation import check_number, numbered
-from .comparisons import _CHUNK_CELLS, _tiers  # one size of temporary arrays for every chunked redraw
-from .intervals import _exact_level, _order_statistic
+from .comparisons import _CHUNK_CELLS, PairwiseComparisons, RankSets, _surely_better, _tiers, holm, pair_intervals
+from .intervals import _exact_level
 from .ratings import bradley_terry
 
 __all__ = ["BattleCounts", "BattleRatings", "battle_counts", "battle_ratings"]
@@ -117,6 +118,13 @@ class BattleRatings:
     n_battles : int
     n_smoothed : int
         Redraws whose comparison graph was not strongly connected, fitted with :data:`SMOOTHING` pseudo-ties.
+    comparisons : PairwiseComparisons
+        Every pair (``a`` before ``b`` by name), ``test`` ``"bradley-terry"``:
+        ``diff`` the difference of ratings, ``ci_low``/``ci_high`` its
+        percentile interval, ``simultaneous_low``/``simultaneous_high`` the
+        max-T intervals behind ``above``, ``p`` the two-sided Wald p-value of
+        ``diff`` over its bootstrap standard deviation (a normal approximation:
+        ``exact`` is False), ``p_adjusted`` Holm's.
     """
 
     models: list
@@ -133,6 +141,21 @@ class BattleRatings:
     n_boot: int
     n_battles: int
     n_smoothed: int
+    comparisons: PairwiseComparisons
+
+    def rank_sets(self) -> RankSets:
+        """The simultaneous rank sets and tiers as :func:`benchvote.comparisons.rank_sets` gives them (``"max-t"``)."""
+        return RankSets(
+            models=list(self.models),
+            lowest=self.lowest,
+            highest=self.highest,
+            above=self.above,
+            order=self.order,
+            tiers=self.tiers,
+            level=self.level,
+            method="max-t",
+            comparisons=self.comparisons,
+        )
 
     def frame(self) -> pd.DataFrame:
         """One row per model in leaderboard order: rating, interval, arena rank, simultaneous rank set."""
@@ -355,23 +378,31 @@ def _redraws(t: _Triples, n_boot: int, seed: int) -> tuple[np.ndarray, int]:
     return out, smoothed
 
 
-def _max_t(boot: np.ndarray, ratings: np.ndarray, level: float) -> np.ndarray:
-    """``above[i, j]``: the max-T simultaneous interval of rating i minus rating j lies above 0."""
-    m = len(ratings)
-    deviation = boot - ratings
-    cov = np.cov(deviation, rowvar=False, bias=True).reshape(m, m)
-    var = np.diag(cov)
-    spread = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0.0))
-    np.fill_diagonal(spread, np.inf)
-    scale = np.divide(1.0, spread, out=np.zeros_like(spread), where=spread > 0)
-    largest = np.empty(len(boot))
-    rows = max(1, _CHUNK_CELLS // (m * m))
-    for start in range(0, len(boot), rows):
-        d = deviation[start : start + rows]
-        largest[start : start + rows] = (np.abs(d[:, :, None] - d[:, None, :]) * scale).max(axis=(1, 2))
-    critical = np.sort(largest)[_order_statistic(len(boot), _exact_level(level)) - 1]
-    diff = ratings[:, None] - ratings[None, :]
-    return diff - critical * spread > 0
+def _pairs(models: list, boot: np.ndarray, ratings: np.ndarray, level: float) -> PairwiseComparisons:
+    """Every pair's difference of ratings with its bootstrap intervals and Wald p-values (Holm-adjusted)."""
+    a, b = np.triu_indices(len(ratings), k=1)
+    diff = ratings[a] - ratings[b]
+    ci, simultaneous, spread = pair_intervals(boot, a, b, diff, level)
+    z = np.divide(np.abs(diff), spread, out=np.where(diff == 0, 0.0, np.inf), where=spread > 0)
+    p = 2 * ndtr(-z)
+    return PairwiseComparisons(
+        models=list(models),
+        a=a,
+        b=b,
+        diff=diff,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        simultaneous_low=simultaneous[0],
+        simultaneous_high=simultaneous[1],
+        p=p,
+        p_adjusted=holm(p),
+        exact=np.zeros(len(a), dtype=bool),
+        scores=ratings,
+        test="bradley-terry",
+        level=level,
+        n_boot=len(boot),
+        n_resamples=0,
+    )
 
 
 def battle_ratings(battles: Any, *, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> BattleRatings:
@@ -446,7 +477,8 @@ def battle_ratings(battles: Any, *, n_boot: int = 1000, level: float = 0.95, see
     k = max(1, int(np.ceil(n_boot * float(1 - _exact_level(level)) / 2)))
     ordered = np.sort(boot, axis=0)
     low, high = ordered[k - 1], ordered[n_boot - k]
-    above = _max_t(boot, ratings, level)
+    pairs = _pairs(t.models, boot, ratings, level)
+    above = _surely_better(pairs, "max-t")
     m = len(ratings)
     order = np.lexsort((np.arange(m), -ratings))
     return BattleRatings(
@@ -464,6 +496,7 @@ def battle_ratings(battles: Any, *, n_boot: int = 1000, level: float = 0.95, see
         n_boot=n_boot,
         n_battles=int(t.counts.sum()),
         n_smoothed=smoothed,
+        comparisons=pairs,
     )
 
 

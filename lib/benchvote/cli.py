@@ -56,6 +56,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from ._items import Fallback, Items, read_long
@@ -65,6 +66,7 @@ from .audit import (
     NORMALIZATIONS,
     AuditInputError,
     audit,
+    audit_battles,
     progress_bar,
     summary,
 )
@@ -77,7 +79,7 @@ from .intervals import instance_table
 from .ranking import DEFAULT_TIE_TOLERANCE
 from .rules import RULES
 
-__all__ = ["main", "read_scores", "InputError", "NA_VALUES"]
+__all__ = ["main", "read_scores", "read_battle_log", "InputError", "NA_VALUES"]
 
 
 #: Cell texts read as a missing score (compared without case); an empty cell is always missing.
@@ -236,6 +238,78 @@ def _parquet_names(path: Path) -> list[str]:
         return list(pq.read_schema(path).names)
     except (OSError, pa.ArrowException) as err:
         raise InputError(f"cannot read {path} as Parquet: {err}") from None
+
+
+#: The columns of a battle log (:mod:`benchvote.battles`), found in a file's header without case.
+BATTLE_COLUMNS = ("model_a", "model_b", "winner")
+
+
+def read_battle_log(path: str | Path) -> pd.DataFrame | None:
+    """The battle log in ``path``, or None when the file is not one.
+
+    A CSV, TSV or Parquet file whose header has the columns ``model_a``,
+    ``model_b`` and ``winner`` (in any case, among any others, which are not
+    read) is a battle log.  pyarrow reads the three columns as text (an
+    empty cell is missing); the rows keep the file's order and are numbered
+    from 1 in the messages of :func:`benchvote.battles.battle_counts`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv``, ``.tsv`` or ``.parquet`` file (another suffix: the
+        delimiter is guessed from the header line, as :func:`read_scores` does).
+
+    Returns
+    -------
+    DataFrame or None
+        The columns ``model_a``, ``model_b``, ``winner`` as text, rows numbered from 1.
+
+    Raises
+    ------
+    InputError
+        A column named twice, or a file pyarrow cannot read.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = os.path.join(d, "votes.csv")
+    ...     _ = open(p, "w").write("Model_A,model_b,winner,judge\\nx,y,tie,j1\\ny,x,model_a,j2\\n")
+    ...     log = read_battle_log(p)
+    >>> log.to_dict("list")
+    {'model_a': ['x', 'y'], 'model_b': ['y', 'x'], 'winner': ['tie', 'model_a']}
+    """
+    path = Path(path)
+    parquet = path.suffix.lower() == ".parquet"
+    peeked = (_parquet_names(path), None) if parquet else _peek(path)
+    if peeked is None:
+        return None
+    names, delimiter = peeked
+    lowered = [str(n).strip().lower() for n in names]
+    if not set(BATTLE_COLUMNS) <= set(lowered):
+        return None
+    twice = [c for c in BATTLE_COLUMNS if lowered.count(c) > 1]
+    if twice:
+        raise InputError(f"{path}: the battle log's header names the column {twice[0]} more than once")
+    wanted = [names[lowered.index(c)] for c in BATTLE_COLUMNS]
+    try:
+        if parquet:
+            table = pq.read_table(path, columns=wanted)
+        else:
+            parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
+            convert = pacsv.ConvertOptions(
+                include_columns=wanted,
+                column_types={w: pa.string() for w in wanted},
+                null_values=[""],
+                strings_can_be_null=True,
+            )
+            table = pacsv.read_csv(path, parse_options=parse, convert_options=convert)
+    except (OSError, pa.ArrowException) as err:
+        raise InputError(f"cannot read {path} as a battle log: {' '.join(str(err).split())}") from None
+    frame = table.to_pandas()
+    frame.columns = list(BATTLE_COLUMNS)
+    frame.index = pd.RangeIndex(1, len(frame) + 1)
+    return frame
 
 
 def _peek(path: Path) -> tuple[list[str], str] | None:
@@ -632,10 +706,51 @@ def _reports(args: Any) -> tuple[Any, str | None, str | None, str | None]:
     _check_normalize(args)
     _check_values(args)
     _output_paths(args)
+    log = read_battle_log(args.scores)
+    if log is not None:
+        return _battle_reports(args, log)
     scores, instances = read_scores(args.scores, _split(args.na_values))
     lower, costs = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
     report = _run(args, scores, hib, instances, costs, _quiet(args))
+    title = args.title or f"Audit of {Path(args.scores).name}"
+    html = report.to_html(title, book_url=args.book_url) if args.html else None
+    text = report.to_json() if args.json else None
+    return report, html, text, _table_text(args, report)
+
+
+#: The options that shape a table's audit, by their ``dest``: a battle log has no tasks, rules or exact parts.
+TABLE_OPTIONS = (
+    "lower_is_better",
+    "higher_is_better",
+    "na_values",
+    "primary",
+    "weights",
+    "normalize",
+    "cost",
+    "time_limit",
+    "budget",
+    "eps",
+    "top_k",
+    "top_models",
+    "groups",
+)
+
+
+def _battle_reports(args: Any, log: pd.DataFrame) -> tuple[Any, str | None, str | None, str | None]:
+    """Audit a battle log: refuse the options of a table, then audit, render, and table the ratings."""
+    defaults = _parser().parse_args(["audit", str(args.scores)])
+    given = ["--" + d.replace("_", "-") for d in TABLE_OPTIONS if getattr(args, d) != getattr(defaults, d)]
+    if given:
+        raise InputError(
+            f"{args.scores} is a battle log (model_a, model_b, winner), which has no tasks: {', '.join(given)} "
+            f"{'applies' if len(given) == 1 else 'apply'} only to a table of scores"
+        )
+    try:
+        with progress_bar(disable=True if _quiet(args) else None, file=sys.stderr) as progress:
+            report = audit_battles(log, n_boot=args.n_boot, level=args.level, seed=args.seed, progress=progress)
+    except AuditInputError as err:  # one line per problem of the log, on one line
+        raise InputError("; ".join(str(err).splitlines())) from None
     title = args.title or f"Audit of {Path(args.scores).name}"
     html = report.to_html(title, book_url=args.book_url) if args.html else None
     text = report.to_json() if args.json else None

@@ -623,19 +623,48 @@ def _bootstrap_intervals(
 ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
     """Percentile and max-T simultaneous intervals of every pair's effect, a chunk of pairs at a time."""
     n = x.shape[1]
-    k = max(1, ceil(n_boot * (1 - _exact_level(level)) / 2))
-    low, high, spread = np.empty(len(a)), np.empty(len(a)), np.empty(len(a))
-    largest = np.zeros(n_boot)  # per redraw, the largest studentised deviation over the pairs
-    means = None
     if test in ("mcnemar", "permutation"):  # mean differences: the redrawn means of the models, one product
         means = np.vstack([counts @ x.T / n for counts in _redraw_counts(n, n_boot, seed)])
-    step = max(1, _CHUNK_CELLS // max(n_boot, n))
-    for start in range(0, len(a), step):
-        part = slice(start, min(start + step, len(a)))
-        if means is not None:
-            effects = means[:, a[part]] - means[:, b[part]]
-        else:
-            effects = _redrawn_effects(x[a[part]] - x[b[part]], test, tol, n_boot, seed)
+        ci, simultaneous, _ = pair_intervals(means, a, b, diff, level)
+        return ci, simultaneous
+
+    def effects(part: slice) -> np.ndarray:
+        return _redrawn_effects(x[a[part]] - x[b[part]], test, tol, n_boot, seed)
+
+    ci, simultaneous, _ = _effect_intervals(effects, len(a), n_boot, max(n_boot, n), diff, level)
+    return ci, simultaneous
+
+
+def pair_intervals(
+    boot: np.ndarray, a: np.ndarray, b: np.ndarray, diff: np.ndarray, level: float
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """Intervals of the differences ``diff`` of the pairs (a, b) from redrawn model scores ``boot`` (redraws x m).
+
+    Returns the percentile intervals, the max-T simultaneous intervals and
+    each difference's bootstrap standard deviation; the battle logs'
+    Bradley-Terry redraws (:mod:`benchvote.battles`) use it too.
+    """
+
+    def effects(part: slice) -> np.ndarray:
+        return boot[:, a[part]] - boot[:, b[part]]
+
+    return _effect_intervals(effects, len(a), len(boot), len(boot), diff, level)
+
+
+def _effect_intervals(
+    effects_of: Any, n_pairs: int, n_boot: int, width: int, diff: np.ndarray, level: float
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The intervals of :func:`pair_intervals`, from ``effects_of(pairs)`` (redraws x those pairs), chunk by chunk.
+
+    ``width`` is the cells one pair takes in the temporary arrays of ``effects_of``.
+    """
+    k = max(1, ceil(n_boot * (1 - _exact_level(level)) / 2))
+    low, high, spread = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
+    largest = np.zeros(n_boot)  # per redraw, the largest studentised deviation over the pairs
+    step = max(1, _CHUNK_CELLS // max(width, 1))
+    for start in range(0, n_pairs, step):
+        part = slice(start, min(start + step, n_pairs))
+        effects = effects_of(part)
         spread[part] = effects.std(axis=0)
         deviation = np.abs(effects - diff[part])
         scaled = np.divide(deviation, spread[part], out=np.zeros_like(deviation), where=spread[part] > 0)
@@ -643,7 +672,7 @@ def _bootstrap_intervals(
         effects.partition(sorted({k - 1, n_boot - k}), axis=0)
         low[part], high[part] = effects[k - 1], effects[n_boot - k]
     critical = np.sort(largest)[_order_statistic(n_boot, _exact_level(level)) - 1]
-    return (low, high), (diff - critical * spread, diff + critical * spread)
+    return (low, high), (diff - critical * spread, diff + critical * spread), spread
 
 
 def _redrawn_effects(d: np.ndarray, test: str, tol: float, n_boot: int, seed: int) -> np.ndarray:

@@ -44,6 +44,8 @@ __all__ = [
     "published_win_rate",
     "IrtItems",
     "irt_items",
+    "list_battle_logs",
+    "load_battles",
     "BENCHBENCH_VERSION",
 ]
 
@@ -913,3 +915,48 @@ def irt_items(
         task_ability=pd.DataFrame(on_task, index=pd.Index(models, name="model"), columns=tasks),
         expected=pd.DataFrame(expected, index=pd.Index(models, name="model"), columns=tasks),
     )
+
+
+def list_battle_logs() -> list[str]:
+    """Names of the real battle logs accepted by :func:`load_battles`.
+
+    Examples
+    --------
+    >>> list_battle_logs()
+    ['mt_bench_human']
+    """
+    folder = _tables_dir() / "battles"
+    return sorted(p.name.removesuffix(".csv") for p in folder.iterdir() if p.name.endswith(".csv"))
+
+
+def load_battles(name: str) -> pd.DataFrame:
+    """Read a real pairwise battle log shipped with the package, every column as published (text).
+
+    The logs live in the repository's ``data/battles/`` folder, whose
+    ``README.md`` gives each one's source, licence and attribution.  Each has
+    the columns ``model_a``, ``model_b`` and ``winner`` of
+    :func:`benchvote.battles.battle_ratings`, and the other columns its
+    source publishes (for ``mt_bench_human``: ``question_id``, ``judge`` and
+    ``turn``).
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list_battle_logs`.
+
+    Raises
+    ------
+    KeyError
+        For an unknown log; the message lists the known logs.
+
+    Examples
+    --------
+    >>> log = load_battles("mt_bench_human")
+    >>> len(log), log.winner.value_counts().to_dict()
+    (3355, {'model_a': 1293, 'model_b': 1282, 'tie': 780})
+    """
+    known = list_battle_logs()
+    if name not in known:
+        raise KeyError(f"unknown battle log {name!r}; known logs: {', '.join(known)}")
+    with resources.as_file(_tables_dir() / "battles" / f"{name}.csv") as path:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])

@@ -5,7 +5,9 @@ returns an :class:`Audit`, whose sections hold plain numbers (ready for
 JSON) and say in two sentences what they mean, and whose verdict opens the
 report with a few plain sentences.  :meth:`Audit.to_json` and
 :meth:`Audit.to_html` write the report; the command line ``benchvote audit``
-(:mod:`benchvote.cli`) reads a CSV or TSV and calls these.
+(:mod:`benchvote.cli`) reads a CSV or TSV and calls these.  :func:`audit_battles`
+audits a pairwise battle log (``model_a``, ``model_b``, ``winner``), which has
+no tasks: only the sections that read one run (each section's ``reads``).
 
 **Sections.**  Each section is one module of :mod:`benchvote.audit.sections`
 that registers a :class:`Section` (name, title, when it runs, what it
@@ -49,7 +51,7 @@ from ._budget import BUDGETS, DEFAULT_BUDGET, Budget
 from ._errors import AuditInputError, NotDefined
 from ._registry import Output, Section, Sentence, section_registry
 from ._rules import NORMALIZATIONS, Rule
-from ._run import BOX_WORK, MILP_NODES, VERDICT_SENTENCES, Audit, Step, audit, progress_bar, summary
+from ._run import BOX_WORK, MILP_NODES, VERDICT_SENTENCES, Audit, Step, audit, audit_battles, progress_bar, summary
 from .sections.units import COST_WORDS, UNIT_RATIO
 
 #: Every section, in report order (name -> :class:`Section`).
@@ -58,6 +60,7 @@ SECTIONS = section_registry()
 __all__ = [
     "Audit",
     "audit",
+    "audit_battles",
     "SECTIONS",
     "NORMALIZATIONS",
     "AuditInputError",

@@ -121,5 +121,7 @@ def render_page(report: Any, title: str, book_url: str | None = None) -> str:
     )
 
 
-def _primary_label(data: dict) -> str:
-    return RULES[data["settings"]["primary"]].label
+def _primary_label(data: dict) -> str | None:
+    """The primary rule's label; a battle log has none."""
+    primary = data["settings"].get("primary")
+    return None if primary is None else RULES[primary].label

@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._items import Items
 from .._validation import as_score_matrix, check_number, check_tol, constant_tasks, direction_of, numbered, split_table
+from ..battles import BattleCounts, battle_counts
 from ..rules import RULES
 from ..sensitivity import default_eps
 from ._budget import BUDGETS, DEFAULT_BUDGET
@@ -77,6 +78,10 @@ class Context:
     (``None`` with ``box_undefined`` saying why).  ``unscored`` are the models
     with no score on a task that orders the models, ``empty`` the tasks with no
     score at all; both are left out of :attr:`quality`.
+
+    A battle log (:func:`prepare_battles`) has no tasks: ``battles`` holds
+    the log and ``counts`` its checked counts, the table has the models as
+    rows and no column, and :attr:`kind` is ``"battles"``.
     """
 
     options: Options
@@ -97,6 +102,13 @@ class Context:
     part_undefined: str | None = None
     unscored: tuple = ()
     empty: tuple = ()
+    battles: pd.DataFrame | None = None
+    counts: BattleCounts | None = None
+
+    @property
+    def kind(self) -> str:
+        """The input a section must read (:attr:`benchvote.audit.Section.reads`): ``"table"`` or ``"battles"``."""
+        return "table" if self.battles is None else "battles"
 
     @property
     def has_missing(self) -> bool:
@@ -254,6 +266,39 @@ def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, in
         part_undefined=part_undefined,
         unscored=tuple(unscored),
         empty=tuple(empty),
+    )
+
+
+#: Why the sections that compare tasks do not run on a battle log.
+NO_TASKS = "the input is a battle log (model_a, model_b, winner), which has no tasks"
+
+
+def prepare_battles(battles: Any, options: Options) -> Context:
+    """The context of a battle log: the log, its counts (checked: one line per problem), and no tasks."""
+    try:
+        counts = battle_counts(battles)
+    except (TypeError, ValueError) as err:
+        raise AuditInputError(str(err)) from None
+    empty = pd.DataFrame(index=pd.Index(counts.models), columns=pd.Index([], dtype=object), dtype=float)
+    direction = pd.Series([], dtype=bool)
+    return Context(
+        options=options,
+        table=empty,
+        direction=direction,
+        cost_table=empty,
+        constant=[],
+        flat=[],
+        work=empty,
+        hib=direction,
+        cardinal=empty,
+        eps=None,
+        box_undefined=NO_TASKS,
+        rules=audit_rules(Cardinal(tol=options.tol)),
+        instances=None,
+        groups={},
+        part_undefined=NO_TASKS,
+        battles=battles,
+        counts=counts,
     )
 
 

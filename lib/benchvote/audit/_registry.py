@@ -102,6 +102,11 @@ class Section:
     complete_part : bool
         Whether it measures the table's complete part; on a table without one
         (no two models scored on the same two tasks), it is not applicable and says why.
+    reads : tuple of str
+        The inputs it runs on: ``"table"`` (a models x tasks table, with or
+        without item scores) and ``"battles"`` (a pairwise battle log, which
+        has no tasks).  Of its ``needs``, only the sections that read the
+        same input are required.
     cost : str
         Its cost class, stated once here: time (and memory where it matters) in
         m models and n tasks of the table it reads, and the work budgets that
@@ -121,6 +126,7 @@ class Section:
     verdict: Callable[..., list[Sentence]] = _no_verdict
     needs: tuple[str, ...] = ()
     complete_part: bool = True
+    reads: tuple[str, ...] = ("table",)
     cost: str = ""
 
     @property
@@ -145,7 +151,7 @@ def section_registry() -> dict[str, Section]:
     Examples
     --------
     >>> list(section_registry())[:3]
-    ['units', 'table', 'standings']
+    ['units', 'battles', 'table']
     """
     from . import sections as package  # a cycle: every section imports this registry
 

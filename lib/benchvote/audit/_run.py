@@ -19,7 +19,7 @@ from ..ranking import DEFAULT_TIE_TOLERANCE
 from ..rules import RuleUndefined
 from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError
-from ._prepare import Context, check_options, prepare
+from ._prepare import Context, check_options, prepare, prepare_battles
 from ._registry import Output, Section, Sentence, section_registry
 
 #: Work budget of the exact box search in the cardinal section at the default level (boxes evaluated).
@@ -268,6 +268,68 @@ def audit(
         primary, normalize, n_boot, level, eps, top_k, top_models, time_limit, tol, seed, weights=weights, budget=budget
     )
     ctx = prepare(scores, higher_is_better, options, costs, instances, groups)
+    return _audit(ctx, progress)
+
+
+def audit_battles(
+    battles: Any,
+    *,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+    progress: Callable[[Step], None] | None = None,
+) -> Audit:
+    """Audit a pairwise battle log, as arena leaderboards publish: the sections that read one.
+
+    A battle log has no tasks, so the sections that compare tasks do not
+    run; the report holds the log and its Bradley-Terry ratings with their
+    bootstrap intervals (section ``battles``), and every pair of models
+    compared with simultaneous rank sets and tiers (section ``comparisons``).
+
+    Parameters
+    ----------
+    battles : DataFrame
+        One row per battle, columns ``model_a``, ``model_b`` and ``winner``
+        (:func:`benchvote.battles.battle_counts` lists the spellings).
+    n_boot : int
+        Bootstrap redraws of the battles (at least 2).
+    level : float in (0, 1)
+        Coverage of the marginal intervals and of the simultaneous rank sets.
+    seed : int
+        Seed of the redraws.
+    progress : callable, optional
+        Called with a :class:`Step` before each section runs.
+
+    Returns
+    -------
+    Audit
+
+    Raises
+    ------
+    AuditInputError
+        A log that cannot be read as battles (one line per problem: a missing
+        column, an unknown winner, a row without a model, a model playing
+        itself, fewer than two models, groups that never met), or an option
+        out of range.
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"model_a": ["x", "y", "z"] * 30, "model_b": ["y", "z", "x"] * 30,
+    ...                     "winner": ["model_a"] * 60 + ["model_b", "model_a", "tie"] * 10})
+    >>> a = audit_battles(log, n_boot=100)
+    >>> a.sections["battles"]["order"], a.sections["comparisons"]["tiers"]
+    (['y', 'x', 'z'], [['y', 'x'], ['z']])
+    """
+    options = check_options(
+        "mean_score", "none", n_boot, level, None, 3, 6, 60.0, DEFAULT_TIE_TOLERANCE, seed, budget=DEFAULT_BUDGET
+    )
+    if options.n_boot < 2:
+        raise AuditInputError("n_boot must be at least 2 for a battle log's bootstrap")
+    return _audit(prepare_battles(battles, options), progress)
+
+
+def _audit(ctx: Context, progress: Callable[[Step], None] | None) -> Audit:
+    """Run the sections planned for ``ctx`` in report order, and write the verdict."""
     planned = _plan(ctx)
     done: dict[str, Output] = {}
     report: dict[str, dict] = {}
@@ -279,7 +341,9 @@ def audit(
         start = time.perf_counter()
         report[section.name] = _run_section(section, ctx, done, report, errors)
         timings[section.name] = time.perf_counter() - start
-    results: dict[str, Any] = {"scores": ctx.work, "higher_is_better": ctx.hib, "cardinal_scores": ctx.cardinal}
+    results: dict[str, Any] = {}
+    if ctx.kind == "table":
+        results.update(scores=ctx.work, higher_is_better=ctx.hib, cardinal_scores=ctx.cardinal)
     for out in done.values():
         results.update(out.objects)
     verdict = _verdict(planned, report, errors)
@@ -296,6 +360,8 @@ def _plan(ctx: Context) -> list[Section]:
     """
     planned = []
     for section in section_registry().values():
+        if ctx.kind not in section.reads:
+            continue
         try:
             runs = bool(section.when(ctx))
         except Exception:  # noqa: BLE001 - compute will meet the same failure and report it as this section's bug
@@ -307,9 +373,12 @@ def _plan(ctx: Context) -> list[Section]:
 
 def _not_applicable(section: Section, ctx: Context, report: dict[str, dict]) -> str | None:
     """Why ``section`` cannot be computed before it is tried: no complete part, or a section it builds on."""
-    if section.complete_part and ctx.part_undefined is not None:
+    if section.complete_part and ctx.kind == "table" and ctx.part_undefined is not None:
         return f"it measures the complete part of the table, and there is none: {ctx.part_undefined}"
+    registry = section_registry()
     for need in section.needs:
+        if need in registry and ctx.kind not in registry[need].reads:
+            continue  # that section reads the other kind of input
         sec = report.get(need)
         if sec is None or sec["status"] != OK:
             why = "does not run on this table" if sec is None else STATUS_TEXT[sec["status"]]
@@ -389,6 +458,8 @@ def _verdict(planned: list[Section], report: dict[str, dict], errors: dict) -> l
 
 def _settings(ctx: Context) -> dict:
     o = ctx.options
+    if ctx.kind == "battles":
+        return {"input": "battles", "n_boot": o.n_boot, "level": o.level, "seed": o.seed}
     return dict(
         primary=o.primary,
         normalize=o.normalize,
@@ -432,10 +503,12 @@ def summary(report: dict) -> str:
     >>> print(summary(audit(s, n_boot=50).to_dict()).splitlines()[0])
     3 models x 3 tasks, 0 missing cells
     """
-    t = report["sections"]["table"]
+    t = report["sections"].get("table") or report["sections"].get("battles") or {"status": None}
     lines = []
-    if t["status"] == OK:
+    if t["status"] == OK and "n_tasks" in t:
         lines.append(f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells")
+    elif t["status"] == OK:
+        lines.append(f"{t['n_battles']} battles among {t['n_models']} models, {t['n_ties']} ties")
     lines += [f"- {s['text']}" for s in report["verdict"]]
     for name, sec in report["sections"].items():
         if sec["status"] == NOT_APPLICABLE:

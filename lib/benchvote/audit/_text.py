@@ -29,15 +29,17 @@ def suffix(n: int) -> str:
 
 
 def some(names: Sequence[Any], shown: int, noun: str = "") -> str:
-    """The first ``shown`` names, then how many more, in words (never an ellipsis).
+    """The first ``shown`` names, then how many more, in words (never an ellipsis; one more is named).
 
     Examples
     --------
     >>> some(["A", "B", "C", "D"], 2), some(["A", "B"], 2), some(["A"], 3), some(list("ABCDE"), 3, "model")
     ('A, B and 2 more', 'A and B', 'A', 'A, B, C and 2 more models')
+    >>> some(["A", "B", "C"], 2)
+    'A, B and C'
     """
     items = [str(x) for x in names]
-    if len(items) <= shown:
+    if len(items) <= shown + 1:
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
     rest = len(items) - shown
     return ", ".join(items[:shown]) + f" and {rest} more" + (f" {noun if rest == 1 else noun + 's'}" if noun else "")

@@ -23,6 +23,15 @@ tasks: with n tasks no two-sided sign-test p-value is below
 :math:`(1 - \\ell)/P`, so below :func:`min_tasks` tasks no pair can be
 separated at all.
 
+**Battle logs.**  A battle log has no tasks and no items: the unit is the
+battle.  The ``battles`` section fits Bradley-Terry and redraws the battles;
+this section reads that fit (:meth:`benchvote.battles.BattleRatings.rank_sets`):
+each pair's difference of ratings with its percentile interval and a Wald
+p-value over its bootstrap standard deviation (Holm-adjusted), and the
+rank sets of every model from the max-T intervals of all pairs.  The JSON
+lists the pairs of the top :data:`MAX_MODELS` models (all pairs count in
+``separated`` and in the rank sets); ``n_columns`` is the number of battles.
+
 **Rank sets.**  A model is surely better than another when their test
 rejects after Holm's adjustment over all the pairs (``method="holm"``), for
 the exact tests (McNemar, sign).  The permutation test's Monte-Carlo
@@ -235,6 +244,8 @@ def _scope(top: list, m: int, what: str) -> str:
 
 
 def compute(ctx: Context, done: dict) -> Output:
+    if ctx.kind == "battles":
+        return _battles(done["battles"].objects["battles"])
     order = list(done["rankings"].objects["order"])
     top = order[:MAX_MODELS]
     hib = {str(t): bool(v) for t, v in ctx.hib.items()}
@@ -265,6 +276,19 @@ def compute(ctx: Context, done: dict) -> Output:
     return Output(fields, {"comparisons": r, "task_comparisons": objects})
 
 
+def _battles(ratings: Any) -> Output:
+    """The battle log's comparison: the Bradley-Terry fit of the ``battles`` section, every model, pairs of the top."""
+    r = ratings.rank_sets()
+    m = len(r.models)
+    fields = _fields(r, "battles", f"all {m} models of the battle log, on its {ratings.n_battles:,} battles", 0)
+    top = set(fields["order"][:MAX_MODELS])
+    if m > MAX_MODELS:
+        fields["pairs"] = [p for p in fields["pairs"] if p["a"] in top and p["b"] in top]
+        fields["scope"] += f" (the pairs listed are those of the top {MAX_MODELS}; the rank sets use every pair)"
+    fields.update(n_columns=ratings.n_battles, tasks={}, min_tasks=None, warning=None)
+    return Output(fields, {"comparisons": r})
+
+
 def few_tasks_warning(n: int, pairs: int, level: float, need: int) -> str | None:
     """The warning when ``n`` tasks are too few for any sign test to pass Holm's first step, else None."""
     if n >= need:
@@ -278,12 +302,16 @@ def few_tasks_warning(n: int, pairs: int, level: float, need: int) -> str | None
 
 
 TEMPLATE = """
-<p>Scope: {{ s.scope }}. Test: {{ s.test }} ({{ test_text }}); {{ method_text }}. Every pair of models is compared
-on the same {{ s.unit }} (paired); a model's {{ ui.pct(s.level, key ~ ".level") }} rank set runs from one plus the
+<p>Scope: {{ s.scope }}. Test: {{ s.test }} ({{ test_text }}); {{ method_text }}.
+{% if s.unit == "battles" %}Every pair of models is compared through the ratings fitted to all the battles, and the
+battles are redrawn together for every pair{% else %}Every pair of models is compared on the same {{ s.unit }}
+(paired){% endif %}; a model's {{ ui.pct(s.level, key ~ ".level") }} rank set runs from one plus the
 number of models surely better to the number of models compared minus those surely worse, for all models at once.
-Intervals: {{ ui.v(s.n_boot, key ~ ".n_boot", "d") }} paired bootstrap redraws.
-{{ ui.v(s.separated, key ~ ".separated", "d") }} of the {{ ui.count(s.pairs, key ~ ".pairs") }} pairs are
-separated.</p>
+Intervals: {{ ui.v(s.n_boot, key ~ ".n_boot", "d") }} {% if s.unit == "battles" %}redraws of the battles{% else %}paired
+bootstrap redraws{% endif %}.
+{{ ui.v(s.separated, key ~ ".separated", "d") }} of the {% if listed_all %}{{ ui.count(s.pairs, key ~ ".pairs") }}
+pairs are separated.{% else %}{{ all_pairs }} pairs are separated; the JSON lists the
+{{ ui.count(s.pairs, key ~ ".pairs") }} pairs of the top models.{% endif %}</p>
 {% if s.warning %}<p class="warning" role="note"><strong>Too few tasks to separate any pair.</strong> {{ s.warning }}</p>{% endif %}
 {{ ui.table(["place", "model", "best rank", "worst rank", "tier"], rows, numeric=[0, 2, 3, 4],
   specs={0: "d", 2: "d", 3: "d", 4: "d"}, caption=caption) }}
@@ -296,6 +324,7 @@ TEST_TEXT = {
     "permutation": "the paired permutation test of the mean difference",
     "sign": "the sign test over tasks, which counts only who wins each task",
     "wilcoxon": "Wilcoxon's signed-rank test over tasks",
+    "bradley-terry": "the difference of Bradley-Terry ratings over its bootstrap standard deviation (a Wald test)",
 }
 METHOD_TEXT = {
     "holm": "a pair is separated when its Holm-adjusted p-value is at most one minus the level",
@@ -315,8 +344,10 @@ def render(view: Any) -> str:
     tasks = list(s["tasks"].items())
     task_rows = [[t, x["test"], x["n_items"], len(x["tiers"]), x["separated"]] for t, x in tasks[:SHOWN]]
     task_caption = f"Each task on its own items, first {len(task_rows)} of {plural(len(tasks), 'task')}."
+    all_pairs = s["n_models"] * (s["n_models"] - 1) // 2
     return view.html(
         TEMPLATE, rows=rows, caption=caption, task_rows=task_rows, task_caption=task_caption,
+        listed_all=len(s["pairs"]) == all_pairs, all_pairs=f"{all_pairs:,}",
         test_text=TEST_TEXT[s["test"]], method_text=METHOD_TEXT[s["method"]],
     )  # fmt: skip
 
@@ -339,11 +370,11 @@ def places(tier_sizes: list[int]) -> list[str]:
 def verdict(s: dict, done: dict) -> list[Sentence]:
     m = s["n_models"]
     test = {"mcnemar": "McNemar", "permutation": "permutation", "sign": "sign"}.get(s["test"], s["test"])
-    where = (
-        f"On the test items ({plural(len(s['tasks']), 'task')} pooled; {test} tests, "
-        if s["unit"] == "items"
-        else f"Over the {plural(s['n_columns'], 'task')} ({test} tests, "
-    ) + f"{s['level'] * 100:.0f}% simultaneous)"
+    where = {
+        "items": f"On the test items ({plural(len(s['tasks']), 'task')} pooled; {test} tests, ",
+        "tasks": f"Over the {plural(s['n_columns'], 'task')} ({test} tests, ",
+        "battles": f"On the {s['n_columns']:,} battles (Bradley-Terry ratings redrawn, ",
+    }[s["unit"]] + f"{s['level'] * 100:.0f}% simultaneous)"
     if s["cuts"]:
         tops = [f"the top {k}" if k > 1 else "the first place" for k in s["cuts"]]
         verb = "is" if s["cuts"] == [1] else "are each" if len(tops) > 1 else "are"
@@ -365,18 +396,20 @@ SECTION = register(
         name="comparisons",
         title="Paired comparisons, rank sets and tiers",
         chapter="uncertainty",
-        about="Every pair of models is tested on the same items (or tasks), and the tests are combined so that every "
+        about="Every pair of models is compared on the same items, tasks or battles, and the tests are combined so that every "
         "model's set of possible ranks holds at once at the chosen level. Tiers group the models that the data "
         "cannot tell apart from the top of their tier.",
         order=62,
         cost=(
             "O(P (N + B) + B N k + R N k) for the P = k(k-1)/2 pairs of the top k <= 50 models, N items "
-            "(or tasks), B bootstrap redraws (B 2N k <= 2e9, B >= 200) and R = 1000 sign flips, per task and once pooled"
+            "(or tasks), B bootstrap redraws (B 2N k <= 2e9, B >= 200) and R = 1000 sign flips, per task and once "
+            "pooled; on a battle log O(B m^2) for the m(m-1)/2 pairs of all m models, from the battles section's redraws"
         ),
         result=Result,
         compute=compute,
         render=render,
-        needs=("rankings",),
+        needs=("rankings", "battles"),
         verdict=verdict,
+        reads=("table", "battles"),
     )
 )

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._prepare import Context, names
 from .._registry import Output, Section, register
+from .battles import rows as battle_rows
 from .rankings import by_rank
 
 #: The file formats of :func:`export_table`, by extension.
@@ -82,9 +83,11 @@ def rows(s: dict) -> tuple[list[str], list[list[Any]]]:
 
 
 def _number(v: Any, spec: str) -> str:
-    """A cell: empty when missing; ``repr`` (every digit) for ``spec="r"``, else ``format(v, spec)``."""
+    """A cell: empty when missing; a count as written; ``repr`` (every digit) for ``spec="r"``, else ``format(v, spec)``."""
     if v is None or not math.isfinite(v):
         return ""
+    if isinstance(v, int):
+        return str(v)
     return repr(float(v)) if spec == "r" else format(v, spec)
 
 
@@ -157,8 +160,12 @@ def table_format(path: str | Path) -> str:
 
 
 def table_text(report: dict, fmt: str) -> str:
-    """The scores table of a report (:meth:`Audit.to_dict`) as CSV, Markdown or LaTeX text (``fmt``: an extension)."""
-    header, body = rows(report["sections"]["scores"])
+    """The scores table of a report (:meth:`Audit.to_dict`) as CSV, Markdown or LaTeX text (``fmt``: an extension).
+
+    A battle log's report has no scores: its table is the ratings (:func:`benchvote.audit.sections.battles.rows`).
+    """
+    sections = report["sections"]
+    header, body = rows(sections["scores"]) if "scores" in sections else battle_rows(sections["battles"])
     return {".csv": _csv, ".md": _markdown, ".tex": _latex}[fmt](header, body)
 
 
