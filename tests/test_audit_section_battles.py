@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from audit_support import section_html
 
-from benchvote.audit import SECTIONS, AuditInputError, audit_battles, summary
+from benchvote.audit import SECTIONS, AuditInputError, audit, audit_battles, summary
 from benchvote.audit.sections import battles as section
 from benchvote.audit.sections.scores import table_text
 from benchvote.battles import battle_counts, battle_ratings
@@ -173,6 +173,11 @@ def test_a_log_whose_ratings_do_not_exist_is_audited_as_far_as_it_goes():
 def test_a_log_that_is_not_one_is_bad_input(log, problem):
     with pytest.raises(AuditInputError, match=problem):
         audit_battles(log, n_boot=20)
+
+
+def test_a_battle_log_given_to_the_table_audit_is_sent_to_the_right_function():
+    with pytest.raises(AuditInputError, match="audit it with benchvote.audit.audit_battles"):
+        audit(arena(3, 90))
 
 
 @pytest.mark.parametrize("options", [{"n_boot": 1}, {"level": 1.0}, {"seed": -1}])

@@ -36,7 +36,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import ndtr
 
 from ._validation import check_number, numbered
-from .comparisons import _CHUNK_CELLS, PairwiseComparisons, RankSets, _surely_better, _tiers, holm, pair_intervals
+from .comparisons import _CHUNK_CELLS, PairwiseComparisons, RankSets, _surely_better, _tiers, pair_intervals
 from .intervals import _exact_level
 from .ratings import bradley_terry
 
@@ -385,17 +385,12 @@ def _pairs(models: list, boot: np.ndarray, ratings: np.ndarray, level: float) ->
     ci, simultaneous, spread = pair_intervals(boot, a, b, diff, level)
     z = np.divide(np.abs(diff), spread, out=np.where(diff == 0, 0.0, np.inf), where=spread > 0)
     p = 2 * ndtr(-z)
-    return PairwiseComparisons(
-        models=list(models),
-        a=a,
-        b=b,
-        diff=diff,
-        ci_low=ci[0],
-        ci_high=ci[1],
-        simultaneous_low=simultaneous[0],
-        simultaneous_high=simultaneous[1],
-        p=p,
-        p_adjusted=holm(p),
+    return PairwiseComparisons.of(
+        models,
+        (a, b),
+        diff,
+        (ci, simultaneous),
+        p,
         exact=np.zeros(len(a), dtype=bool),
         scores=ratings,
         test="bradley-terry",

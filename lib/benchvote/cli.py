@@ -739,7 +739,7 @@ TABLE_OPTIONS = (
 
 def _battle_reports(args: Any, log: pd.DataFrame) -> tuple[Any, str | None, str | None, str | None]:
     """Audit a battle log: refuse the options of a table, then audit, render, and table the ratings."""
-    defaults = _parser().parse_args(["audit", str(args.scores)])
+    defaults = _parser().parse_args(["audit", "--", str(args.scores)])
     given = ["--" + d.replace("_", "-") for d in TABLE_OPTIONS if getattr(args, d) != getattr(defaults, d)]
     if given:
         raise InputError(

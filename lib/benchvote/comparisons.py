@@ -168,6 +168,21 @@ class PairwiseComparisons:
     n_boot: int
     n_resamples: int
 
+    @classmethod
+    def of(
+        cls,
+        models: list,
+        pairs: tuple[np.ndarray, np.ndarray],
+        diff: np.ndarray,
+        intervals: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+        p: np.ndarray,
+        **rest: Any,
+    ) -> PairwiseComparisons:
+        """The comparisons of the pairs ``(a, b)``: ``intervals`` is (percentile, max-T), Holm adjusts ``p``."""
+        (low, high), (sim_low, sim_high) = intervals
+        return cls(models=list(models), a=pairs[0], b=pairs[1], diff=diff, ci_low=low, ci_high=high,
+                   simultaneous_low=sim_low, simultaneous_high=sim_high, p=p, p_adjusted=holm(p), **rest)  # fmt: skip
+
     def frame(self) -> pd.DataFrame:
         """One row per pair: labels, effect, interval, p-values."""
         labels = np.empty(len(self.models), dtype=object)
@@ -412,17 +427,12 @@ def pairwise_comparisons(
     a, b = np.triu_indices(x.shape[0], k=1)
     p, exact, diff = _p_values(x, a, b, test, tol, n_resamples, seed)
     ci, simultaneous = _bootstrap_intervals(x, a, b, diff, test, tol, n_boot, level, seed)
-    return PairwiseComparisons(
-        models=list(mat.models),
-        a=a,
-        b=b,
-        diff=diff,
-        ci_low=ci[0],
-        ci_high=ci[1],
-        simultaneous_low=simultaneous[0],
-        simultaneous_high=simultaneous[1],
-        p=p,
-        p_adjusted=holm(p),
+    return PairwiseComparisons.of(
+        mat.models,
+        (a, b),
+        diff,
+        (ci, simultaneous),
+        p,
         exact=exact,
         scores=_model_scores(x, a, b, diff, test),
         test=test,
