@@ -33,13 +33,15 @@ _FAST = {"reassoc", "nsz", "contract"}
 
 
 @njit(cache=True, nogil=True)
-def symmetric_counts(wins: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """``out[i, j] = wins[i, j] + wins[j, i]``, the comparisons of i and j, in blocks of 64 rows and columns."""
+def symmetric_counts(wins: np.ndarray, out: np.ndarray, rows: tuple[int, int]) -> None:  # pragma: no cover - compiled
+    """``out[i, j] = out[j, i] = wins[i, j] + wins[j, i]`` (the comparisons of i and j) for the pairs i <= j with
+    ``lo <= i < hi``, in tiles of 64 rows and columns (blocks of rows write disjoint pairs: they run in threads)."""
     m = len(wins)
-    for lo in range(0, m, 64):
-        for co in range(lo, m, 64):
-            for i in range(lo, min(lo + 64, m)):
-                for j in range(max(co, i), min(co + 64, m)):
+    for a in range(rows[0], rows[1], 64):
+        b = min(a + 64, rows[1])
+        for c in range(a, m, 64):
+            for i in range(a, b):
+                for j in range(max(c, i), min(c + 64, m)):
                     both = wins[i, j] + wins[j, i]
                     out[i, j] = both
                     out[j, i] = both

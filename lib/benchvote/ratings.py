@@ -279,7 +279,7 @@ class _PairBlocks:
         self.even = [(int(a), int(b)) for a, b in zip(even[:-1], even[1:])]
         self.m, self.pool = m, pool
 
-    def _each(self, kernel: Any, args: Callable[[tuple[int, int]], tuple], blocks: list[tuple[int, int]]) -> None:
+    def each(self, kernel: Any, args: Callable[[tuple[int, int]], tuple], blocks: list[tuple[int, int]]) -> None:
         """``kernel(*args(rows))`` for every block of rows, in threads when there is a pool."""
         if self.pool is None:
             for rows in blocks:
@@ -299,7 +299,7 @@ class _PairBlocks:
             return None
         strengths = np.exp(beta)
         expected, diagonal = np.zeros((2, self.m))
-        self._each(bt_rows, lambda rows: (counts, strengths, rows, expected, diagonal), self.even)
+        self.each(bt_rows, lambda rows: (counts, strengths, rows, expected, diagonal), self.even)
         return won - scale * expected, scale * diagonal
 
     def log_likelihood(self, counts: np.ndarray, won: np.ndarray, scale: float, beta: np.ndarray) -> float:
@@ -307,7 +307,7 @@ class _PairBlocks:
         from ._bt_kernels import bt_log_rows
 
         strengths, log_terms = np.exp(beta), np.zeros(self.m)
-        self._each(bt_log_rows, lambda rows: (counts, strengths, rows, log_terms), self.rows)
+        self.each(bt_log_rows, lambda rows: (counts, strengths, rows, log_terms), self.rows)
         return float(np.sum(won * beta)) - scale * float(np.sum(log_terms))
 
     def hessian_times(self, counts: np.ndarray, scale: float, beta: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -315,7 +315,7 @@ class _PairBlocks:
         from ._bt_kernels import bt_hessian_rows
 
         strengths, out = np.exp(beta), np.empty(self.m)
-        self._each(bt_hessian_rows, lambda rows: (counts, strengths, v, rows, out), self.even)
+        self.each(bt_hessian_rows, lambda rows: (counts, strengths, v, rows, out), self.even)
         return scale * out
 
 
@@ -358,15 +358,16 @@ def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: f
     """
     from ._bt_kernels import symmetric_counts
 
-    counts = np.empty_like(w)
-    symmetric_counts(w, counts)
     won = scale * w.sum(axis=1, dtype=float)
     lost = scale * w.sum(axis=0, dtype=float)
     beta = np.log((won + 0.5) / (lost + 0.5))  # a start: each model's log-odds of winning (the maximum does not move)
     beta = np.clip(beta - beta.mean(), -_LARGEST_LOG_STRENGTH / 2, _LARGEST_LOG_STRENGTH / 2)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=cores) if cores > 1 else contextlib.nullcontext() as pool:
-        return _newton_steps(counts, won, scale, beta, max_iter, convergence_tol, _PairBlocks(len(w), pool))
+        blocks = _PairBlocks(len(w), pool)
+        counts = np.empty_like(w)
+        blocks.each(symmetric_counts, lambda rows: (w, counts, rows), blocks.rows)
+        return _newton_steps(counts, won, scale, beta, max_iter, convergence_tol, blocks)
 
 
 def _newton_steps(
