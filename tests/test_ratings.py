@@ -208,7 +208,7 @@ def test_table_ratings_are_bradley_terry_of_the_comparison_matrix(seed, holes):
 
 
 def test_large_tables_fit_from_compact_counts_without_a_float64_square(monkeypatch):
-    """Above ``_DIRECT_MAX`` the Newton steps read int8 counts and float32 pair weights: the Cholesky maximum."""
+    """Above ``_DIRECT_MAX`` the Newton steps read int8 counts (and their int8 symmetric sums): the Cholesky maximum."""
     from benchvote import ratings
     from benchvote._validation import Table
 
