@@ -61,8 +61,10 @@ def test_bt_log_rows_give_the_log_likelihood_with_the_linear_part(seed):
     assert got == pytest.approx(want, rel=1e-12)
 
 
+@pytest.mark.parametrize("single", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_bt_hessian_rows_multiply_by_the_weighted_laplacian(seed):
+def test_bt_hessian_rows_multiply_by_the_weighted_laplacian(seed, single):
+    """In float64 to rounding; with the pair weights in float32 (strengths in float32), to about 1e-8."""
     wins, beta = random_counts(seed, m=40 + 13 * seed)
     counts = wins + wins.T
     s = expit(beta[:, None] - beta[None, :])
@@ -70,9 +72,11 @@ def test_bt_hessian_rows_multiply_by_the_weighted_laplacian(seed):
     laplacian = np.diag(weights.sum(axis=1)) - weights
     v = np.random.default_rng(seed).normal(size=len(beta))
     out = np.full(len(beta), np.nan)
+    strengths = np.exp(beta).astype(np.float32 if single else np.float64)
     for rows in blocks(len(beta), 3):
-        k.bt_hessian_rows(counts, np.exp(beta), v, rows, out)
-    np.testing.assert_allclose(out, laplacian @ v, rtol=1e-10, atol=1e-10 * np.abs(laplacian).max())
+        k.bt_hessian_rows(counts, strengths, strengths.dtype.type(1.0), v, rows, out)
+    rtol = 1e-6 if single else 1e-10
+    np.testing.assert_allclose(out, laplacian @ v, rtol=rtol, atol=rtol * np.abs(laplacian).max())
 
 
 def test_reaches_all_follows_the_edges_forwards_and_backwards():

@@ -278,7 +278,9 @@ def test_large_path_finds_the_dense_maximum_on_300_models(monkeypatch):
     assert _largest_gradient(wins, beta) < 1e-8
 
 
-@pytest.mark.parametrize("case", ["one group wins all its games but one against another", "abilities 30 apart"])
+@pytest.mark.parametrize(
+    "case", ["one group wins all its games but one against another", "abilities 30 apart", "abilities 80 apart"]
+)
 def test_large_path_converges_where_newton_is_hard(monkeypatch, case):
     """Two groups held together by a single upset (the Laplacian's weights between them are tiny: nearly
     disconnected, conjugate gradients crawl) and very lopsided wins (most pairs one-sided, ratings far apart): the
@@ -290,7 +292,7 @@ def test_large_path_converges_where_newton_is_hard(monkeypatch, case):
         wins[: m // 2, m // 2 :], wins[m // 2 :, : m // 2] = 5.0, 0.0
         wins[m // 2 + 1, 1] = 1.0
     else:
-        ability = np.linspace(-15.0, 15.0, m)
+        ability = np.linspace(-0.5, 0.5, m) * float(case.split()[1])  # beyond _SINGLE_SPREAD: float64 products
         wins = rng.binomial(10, 1.0 / (1.0 + np.exp(-(ability[:, None] - ability[None, :])))).astype(float)
     np.fill_diagonal(wins, 0.0)
     dense, large = _dense_and_large(monkeypatch, wins)

