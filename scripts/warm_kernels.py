@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import time
 
-from benchvote import data
+import numpy as np
+
+from benchvote import data, ratings
 from benchvote.audit import audit
 from benchvote.sensitivity import _boxes, _cliques
 
@@ -25,6 +27,9 @@ def main() -> int:
     _cliques.ensure_compiled()
     board = data.load("GLUE")
     audit(board.scores, board.higher_is_better, budget="quick")
+    table = np.random.default_rng(0).normal(size=(ratings._DIRECT_MAX + 50, 6))  # Bradley-Terry's large path,
+    ratings.table_ratings(table)  # on small integer counts
+    ratings.bradley_terry(ratings.comparison_matrix(table))  # and on float counts
     print(f"numba kernels compiled or loaded in {time.process_time() - start:.1f} CPU s")
     return 0
 

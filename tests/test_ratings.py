@@ -208,7 +208,7 @@ def test_table_ratings_are_bradley_terry_of_the_comparison_matrix(seed, holes):
 
 
 def test_large_tables_fit_from_compact_counts_without_a_float64_square(monkeypatch):
-    """Above ``_DIRECT_MAX`` the Newton steps read int8 counts and float32 pair weights: the Cholesky maximum."""
+    """Above ``_DIRECT_MAX`` the Newton steps read int8 counts (and their int8 symmetric sums): the Cholesky maximum."""
     from benchvote import ratings
     from benchvote._validation import Table
 
@@ -245,3 +245,87 @@ def test_large_tables_give_the_same_floats_on_one_core_and_on_many(monkeypatch):
     pairs = [sum(90 - 1 - i for i in range(lo, hi)) for lo, hi in rows]
     assert len(rows) == ratings._BLOCKS and all(abs(p - sum(pairs) / len(rows)) <= 89 for p in pairs)  # a row's worth
     np.testing.assert_allclose(got[1][0], bradley_terry(comparison_matrix(s)).ratings, atol=1e-9, rtol=0)
+
+
+def _dense_and_large(monkeypatch, wins, **options):
+    """``bradley_terry(wins)`` by Cholesky on the dense Laplacian, and forced onto the large (matrix-free) path."""
+    from benchvote import ratings
+
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10**6)
+    dense = bradley_terry(wins, **options)
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
+    return dense, bradley_terry(wins, **options)
+
+
+def _largest_gradient(wins, beta):
+    """The largest |d loglik / d beta_i| (wins minus expected wins), from the differences: 0 at the maximum."""
+    w = np.asarray(wins, dtype=float)
+    s = 1.0 / (1.0 + np.exp(-(beta[:, None] - beta[None, :])))
+    return np.max(np.abs(w.sum(axis=1) - ((w + w.T) * s).sum(axis=1)))
+
+
+def test_large_path_finds_the_dense_maximum_on_300_models(monkeypatch):
+    rng = np.random.default_rng(5)
+    s = np.round(50 + 10 * (rng.normal(size=(300, 1)) + 0.7 * rng.normal(size=(300, 6))), 1)
+    wins = comparison_matrix(s)
+    dense, large = _dense_and_large(monkeypatch, wins)
+    assert dense.converged and large.converged
+    np.testing.assert_allclose(large.ratings, dense.ratings, atol=1e-9, rtol=0)
+    beta = np.asarray(large.ratings)
+    direct = np.sum(wins * -np.logaddexp(0.0, -(beta[:, None] - beta[None, :])))
+    assert large.log_likelihood == pytest.approx(direct, rel=1e-12)
+    assert large.log_likelihood == pytest.approx(dense.log_likelihood, rel=1e-12)
+    assert _largest_gradient(wins, beta) < 1e-8
+
+
+@pytest.mark.parametrize(
+    "case", ["one group wins all its games but one against another", "abilities 30 apart", "abilities 80 apart"]
+)
+def test_large_path_converges_where_newton_is_hard(monkeypatch, case):
+    """Two groups held together by a single upset (the Laplacian's weights between them are tiny: nearly
+    disconnected, conjugate gradients crawl) and very lopsided wins (most pairs one-sided, ratings far apart): the
+    large path still lands on the dense maximum."""
+    rng = np.random.default_rng(8)
+    m = 300
+    if case.startswith("one group"):
+        wins = rng.integers(0, 4, size=(m, m)).astype(float)
+        wins[: m // 2, m // 2 :], wins[m // 2 :, : m // 2] = 5.0, 0.0
+        wins[m // 2 + 1, 1] = 1.0
+    else:
+        ability = np.linspace(-0.5, 0.5, m) * float(case.split()[1])  # beyond _SINGLE_SPREAD: float64 products
+        wins = rng.binomial(10, 1.0 / (1.0 + np.exp(-(ability[:, None] - ability[None, :])))).astype(float)
+    np.fill_diagonal(wins, 0.0)
+    dense, large = _dense_and_large(monkeypatch, wins)
+    assert dense.converged and large.converged
+    np.testing.assert_allclose(large.ratings, dense.ratings, atol=1e-8, rtol=0)
+    assert large.log_likelihood == pytest.approx(dense.log_likelihood, rel=1e-12)
+    assert _largest_gradient(wins, np.asarray(large.ratings)) < 1e-7
+    assert np.ptp(large.ratings) > 10  # the case is what it says: the ratings are far apart
+
+
+def test_large_path_ratings_follow_the_models_when_the_rows_are_reordered(monkeypatch):
+    from benchvote import ratings
+
+    rng = np.random.default_rng(12)
+    s = np.round(50 + 10 * (rng.normal(size=(120, 1)) + 0.7 * rng.normal(size=(120, 6))), 1)
+    wins = comparison_matrix(s)
+    order = rng.permutation(120)
+    monkeypatch.setattr(ratings, "_DIRECT_MAX", 10)
+    np.testing.assert_allclose(
+        bradley_terry(wins[order][:, order]).ratings, bradley_terry(wins).ratings[order], atol=1e-10, rtol=0
+    )
+
+
+def test_large_path_stops_unconverged_rather_than_overflow(monkeypatch):
+    """Strengths are evaluated only within ``_LARGEST_LOG_STRENGTH``: a maximum beyond it is not reached, the steps
+    toward it are halved, and the fit says it did not converge, with finite ratings and likelihood."""
+    from benchvote import ratings
+
+    rng = np.random.default_rng(8)
+    ability = np.linspace(-15.0, 15.0, 60)
+    wins = rng.binomial(10, 1.0 / (1.0 + np.exp(-(ability[:, None] - ability[None, :])))).astype(float)
+    np.fill_diagonal(wins, 0.0)
+    monkeypatch.setattr(ratings, "_LARGEST_LOG_STRENGTH", 5.0)
+    _, large = _dense_and_large(monkeypatch, wins, max_iter=30)
+    assert not large.converged
+    assert np.all(np.abs(large.ratings) <= 5.0) and np.isfinite(large.log_likelihood)

@@ -43,26 +43,17 @@ def _strongly_connected(wins: Any) -> bool:
     """Whether the graph with an edge i -> j when i beat j at least once is strongly connected.
 
     It is when the first model reaches every model along the edges and
-    every model reaches it (breadth-first searches forwards and backwards):
-    each model's row is read once, O(m^2) on a dense match table, where
-    repeated squaring of the reachability matrix cost O(m^3 log m).  The
-    diagonal is ignored.
+    every model reaches it: two breadth-first searches
+    (:func:`benchvote._bt_kernels.reaches_all`), each reading every row at
+    most once per level, O(m^2) on a dense match table, on the counts as they
+    are (a boolean copy and its transpose took 0.8 GB and 5 s on 20,000
+    models).  The diagonal is ignored.
     """
-    beats = np.asarray(wins) > 0
-    np.fill_diagonal(beats, False)
-    return _reaches_all(beats) and _reaches_all(np.ascontiguousarray(beats.T))
+    from ._bt_kernels import reaches_all
 
-
-def _reaches_all(edges: np.ndarray) -> bool:
-    """Whether a breadth-first search from the first node along ``edges[u, v]`` (u -> v) reaches every node."""
-    seen = np.zeros(len(edges), dtype=bool)
-    seen[0] = True
-    frontier = np.zeros(1, dtype=np.int64)
-    while len(frontier):
-        new = edges[frontier].any(axis=0) & ~seen
-        seen |= new
-        frontier = np.flatnonzero(new)
-    return bool(seen.all())
+    w = np.asarray(wins)
+    w = w.view(np.uint8) if w.dtype == bool else w
+    return bool(reaches_all(w, False)) and bool(reaches_all(w, True))
 
 
 @measure(allow_nan=True, allow_empty_rows=True)
@@ -114,7 +105,10 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     weighted graph Laplacian) and is halved until the likelihood does not
     drop, so it converges in a few steps where Hunter's
     minorisation-maximisation iteration (the same maximum) needed thousands on
-    leaderboards of thousands of models.  The maximum exists and is
+    leaderboards of thousands of models.  Up to 250 models the system is
+    solved by Cholesky; above, without an m x m float matrix, by conjugate
+    gradients on Hessian-vector products (O(m^2) each), the same maximum to
+    about 1e-10.  The maximum exists and is
     unique (up to the common shift) exactly when the graph with an edge
     :math:`i \to j` whenever i beat j at least once is strongly connected;
     otherwise some rating would diverge, and this function refuses.
@@ -126,7 +120,8 @@ def bradley_terry(wins: Any, *, max_iter: int = 10_000, convergence_tol: float =
     max_iter : int
         Largest number of Newton steps.
     convergence_tol : float
-        Stop when no log-strength moves by more than this in one step.
+        Stop when no log-strength moves by more than this in one step (above
+        250 models: when the next step would move none by more than this).
 
     Raises
     ------
@@ -205,24 +200,28 @@ def table_ratings(scores: Any, higher_is_better: Any = True, *, tol: float = DEF
     return _fit(doubled, 0.5, models, 10_000, 1e-10, connected=True).ratings
 
 
-#: Above this many models a Newton step is solved by conjugate gradients (O(m^2) a product) instead of Cholesky.
-_DIRECT_MAX = 1500
+#: Above this many models the Newton steps run without an m x m float matrix: strengths, row kernels in threads and
+#: conjugate gradients on Hessian-vector products (:func:`_newton_large`); up to it, Cholesky on the dense Laplacian.
+#: The crossover of one-factor 6-task tables with one BLAS thread: 150 models 6 ms against 9, 250 models 16 ms
+#: against 15, 1,000 models 0.37 s against 0.05 (and Cholesky's two BLAS threads on a loaded machine were ten times
+#: slower again).
+_DIRECT_MAX = 250
+
+#: Largest absolute log-strength the large path evaluates: ``exp`` of it keeps every ``p_i + p_j`` finite and
+#: positive (a trial step beyond it counts as a drop of the likelihood and is halved).
+_LARGEST_LOG_STRENGTH = 700.0
+
+#: Largest spread of the log-strengths at which the Hessian products compute their pair weights in float32 (a third
+#: less CPU on 20,000 models): the weights are then at least e^-60 / 4, far inside float32's normal range (down to
+#: e^-87).  The conjugate gradients only steer the step; the likelihood and its gradient stay float64.
+_SINGLE_SPREAD = 60.0
 
 
 def _solve_laplacian(laplacian: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """The zero-sum solution of ``laplacian @ step = grad`` (grad sums to zero, the graph is connected)."""
-    m = len(grad)
-    if m <= _DIRECT_MAX:
-        from scipy.linalg import cho_factor, cho_solve
+    from scipy.linalg import cho_factor, cho_solve
 
-        return cho_solve(cho_factor(laplacian + 1.0 / m), grad)
-    from scipy.sparse.linalg import LinearOperator, cg
-
-    inverse_diagonal = 1.0 / np.diag(laplacian)
-    shifted = LinearOperator((m, m), matvec=lambda v: laplacian @ v + v.mean(), dtype=float)
-    jacobi = LinearOperator((m, m), matvec=lambda v: inverse_diagonal * v, dtype=float)
-    step, _ = cg(shifted, grad, rtol=1e-12, atol=0.0, maxiter=10 * m, M=jacobi)
-    return step
+    return cho_solve(cho_factor(laplacian + 1.0 / len(grad)), grad)
 
 
 def _newton(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) -> tuple[np.ndarray, float, int, bool]:
@@ -230,9 +229,9 @@ def _newton(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) 
 
     The Hessian is minus the Laplacian of the weights :math:`n_{ij}\\sigma_{ij}(1-\\sigma_{ij})`;
     adding the all-ones matrix / m fixes the common shift (the step then sums
-    to zero), and the system is solved by Cholesky (conjugate gradients on large tables) with
-    about ten steps, where minorisation-maximisation needed thousands of
-    O(m^2) steps on large tables.
+    to zero), and the system is solved by Cholesky with about ten steps, where
+    minorisation-maximisation needed thousands of O(m^2) steps on large
+    tables.  Above :data:`_DIRECT_MAX` models, :func:`_newton_large`.
     """
     from ._kernels import bt_newton_system
 
@@ -256,17 +255,24 @@ def _newton(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) 
     return beta - beta.mean(), loglik, max_iter, False
 
 
-#: Blocks of rows of the pair loops above :data:`_DIRECT_MAX` models (equal numbers of pairs): each block sums into
-#: arrays of its own, run in threads (the kernels release the GIL), and the blocks are added in this fixed order, so
-#: the floats do not depend on the number of cores.
+#: Blocks of rows of the pair loops above :data:`_DIRECT_MAX` models, run in threads (the kernels release the GIL).
+#: Each row's sums depend on that row alone, so the floats do not depend on the number of cores or on the blocks.
 _BLOCKS = 16
 
 
-class _PairBlocks:
-    """The pair loops of :func:`_newton_large` in :data:`_BLOCKS` blocks of rows, on as many threads as there are cores.
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``a @ b`` by numpy's pairwise sum: BLAS's dot splits long vectors over its threads, and rounds differently
+    on each thread count."""
+    return float(np.sum(a * b))
 
-    Both cores of a 2-core machine halve the wall time of a step (20,000 models: about 5e8 pair terms a step); the
-    result is the same on one core or many.
+
+class _PairBlocks:
+    """The row kernels of :func:`_newton_large` in :data:`_BLOCKS` blocks of rows, on as many threads as there are
+    cores (both cores of a 2-core machine halve the wall time of a pass over the 2e8 pairs of 20,000 models).
+
+    ``rows``: blocks with about equal numbers of pairs i < j (the likelihood's
+    logarithms, each pair once); ``even``: blocks of equal numbers of rows
+    (the kernels over whole rows).
     """
 
     def __init__(self, m: int, pool: ThreadPoolExecutor | None) -> None:
@@ -274,77 +280,159 @@ class _PairBlocks:
         cuts = np.searchsorted(pairs, pairs[-1] * np.arange(1, _BLOCKS) / _BLOCKS)
         edges = np.unique(np.concatenate(([0], cuts, [m])))
         self.rows = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+        even = np.unique(np.linspace(0, m, _BLOCKS + 1).astype(int))
+        self.even = [(int(a), int(b)) for a, b in zip(even[:-1], even[1:])]
         self.m, self.pool = m, pool
 
-    def _each(self, kernel: Any, args: Callable[[int, tuple[int, int]], tuple]) -> list:
-        """``kernel(*args(k, rows))`` for every block ``k`` of rows, in threads when there is a pool."""
+    def each(self, kernel: Any, args: Callable[[tuple[int, int]], tuple], blocks: list[tuple[int, int]]) -> None:
+        """``kernel(*args(rows))`` for every block of rows, in threads when there is a pool."""
         if self.pool is None:
-            return [kernel(*args(k, rows)) for k, rows in enumerate(self.rows)]
-        return [f.result() for f in [self.pool.submit(kernel, *args(k, rows)) for k, rows in enumerate(self.rows)]]
+            for rows in blocks:
+                kernel(*args(rows))
+            return
+        for f in [self.pool.submit(kernel, *args(rows)) for rows in blocks]:
+            f.result()
 
-    def gradient(self, w, losses, scale, beta, weights) -> tuple[float, np.ndarray, np.ndarray]:
-        from ._kernels import bt_gradient
+    def gradient(
+        self, counts: np.ndarray, won: np.ndarray, scale: float, beta: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The log-likelihood's gradient and the Laplacian's diagonal at ``beta`` for the comparisons
+        ``scale * counts`` and the wins ``won``; ``None`` beyond :data:`_LARGEST_LOG_STRENGTH`."""
+        from ._bt_kernels import bt_rows
 
-        grad, diagonal = np.zeros((2, len(self.rows), self.m))
-        parts = self._each(bt_gradient, lambda k, rows: (w, losses, scale, beta, weights, rows, grad[k], diagonal[k]))
-        return float(sum(parts)), grad.sum(axis=0), diagonal.sum(axis=0)
+        if np.max(np.abs(beta)) > _LARGEST_LOG_STRENGTH:
+            return None
+        strengths = np.exp(beta)
+        expected, diagonal = np.zeros((2, self.m))
+        self.each(bt_rows, lambda rows: (counts, strengths, rows, expected, diagonal), self.even)
+        return won - scale * expected, scale * diagonal
 
-    def laplacian_times(self, weights: np.ndarray, v: np.ndarray) -> np.ndarray:
-        from ._kernels import laplacian_times
+    def log_likelihood(self, counts: np.ndarray, won: np.ndarray, scale: float, beta: np.ndarray) -> float:
+        """The log-likelihood at ``beta``: ``sum_i W_i beta_i - sum_{i < j} n_ij log(p_i + p_j)``."""
+        from ._bt_kernels import bt_log_rows
 
-        out = np.zeros((len(self.rows), self.m))
-        self._each(laplacian_times, lambda k, rows: (weights, v, rows, out[k]))
-        return out.sum(axis=0)
+        strengths, log_terms = np.exp(beta), np.zeros(self.m)
+        self.each(bt_log_rows, lambda rows: (counts, strengths, rows, log_terms), self.rows)
+        return float(np.sum(won * beta)) - scale * float(np.sum(log_terms))
+
+    def hessian_times(self, counts: np.ndarray, scale: float, beta: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The Laplacian (minus the Hessian) at ``beta`` times ``v``, its pair weights in float32 when the
+        log-strengths span at most :data:`_SINGLE_SPREAD`."""
+        from ._bt_kernels import bt_hessian_rows
+
+        out = np.empty(self.m)
+        if np.ptp(beta) <= _SINGLE_SPREAD:  # strengths within e^+-30 of their middle: the weights are normal floats
+            strengths = np.exp(beta - (beta.max() + beta.min()) / 2).astype(np.float32)
+        else:
+            strengths = np.exp(beta)
+        one = strengths.dtype.type(1.0)
+        self.each(bt_hessian_rows, lambda rows: (counts, strengths, one, v, rows, out), self.even)
+        return scale * out
+
+
+def _conjugate_gradients(
+    times: Callable[[np.ndarray], np.ndarray], b: np.ndarray, inverse_diagonal: np.ndarray, rtol: float, maxiter: int
+) -> np.ndarray:
+    """Jacobi-preconditioned conjugate gradients from zero for ``times(x) = b``, until the residual is ``rtol`` of
+    ``b`` or after ``maxiter`` products.
+
+    scipy's ``cg`` is the same iteration, but its dot products go to BLAS, whose threads would make the ratings
+    depend on the number of cores in their last bits; here every dot product is :func:`_dot`.
+    """
+    x = np.zeros_like(b)
+    r = b.copy()
+    z = inverse_diagonal * r
+    d = z.copy()
+    rz = _dot(r, z)
+    stop = rtol * np.sqrt(_dot(b, b))
+    for _ in range(maxiter):
+        if np.sqrt(_dot(r, r)) <= stop:
+            break
+        q = times(d)
+        alpha = rz / _dot(d, q)
+        x += alpha * d
+        r -= alpha * q
+        z = inverse_diagonal * r
+        rz, previous = _dot(r, z), rz
+        d = z + (rz / previous) * d
+    return x
 
 
 def _newton_large(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float) -> tuple:
-    """:func:`_newton` above :data:`_DIRECT_MAX` models, without an m x m float64 matrix.
+    """:func:`_newton` above :data:`_DIRECT_MAX` models, without an m x m float matrix.
 
-    The counts stay in their own (small) type; the Hessian is kept as its
-    pair weights in float32 (the upper triangle, 0.8 GB on 20,000 models
-    where the float64 Laplacian took 3.2 GB) and multiplied by a compiled
-    loop inside conjugate gradients.  The gradient and the likelihood stay in
-    float64, so a step solved with the rounded weights, and solved loosely
-    while the gradient is large (inexact Newton), still heads for the same
-    maximum: the stopping rule is the same, and so is the halving line search.
-    The pair loops run in blocks of rows on every core (:class:`_PairBlocks`).
+    The counts enter as the symmetric comparisons ``w + w.T`` in their own
+    (small) type and the row sums of the wins; every pass reads strengths
+    :math:`e^{\\beta}` (:mod:`benchvote._bt_kernels`), and the Newton system is
+    solved by conjugate gradients on Hessian-vector products that recompute
+    the pair weights.  The rows run in blocks on every core (:class:`_PairBlocks`).
     """
+    from ._bt_kernels import symmetric_counts
+
+    won = scale * w.sum(axis=1, dtype=float)
+    lost = scale * w.sum(axis=0, dtype=float)
+    beta = np.log((won + 0.5) / (lost + 0.5))  # a start: each model's log-odds of winning (the maximum does not move)
+    beta = np.clip(beta - beta.mean(), -_LARGEST_LOG_STRENGTH / 2, _LARGEST_LOG_STRENGTH / 2)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=cores) if cores > 1 else contextlib.nullcontext() as pool:
-        return _newton_blocks(w, scale, max_iter, convergence_tol, _PairBlocks(len(w), pool))
+        blocks = _PairBlocks(len(w), pool)
+        counts = np.empty_like(w)
+        blocks.each(symmetric_counts, lambda rows: (w, counts, rows), blocks.rows)
+        return _newton_steps(counts, won, scale, beta, max_iter, convergence_tol, blocks)
 
 
-def _newton_blocks(w: np.ndarray, scale: float, max_iter: int, convergence_tol: float, blocks: _PairBlocks) -> tuple:
-    """The steps of :func:`_newton_large`, the pair loops done by ``blocks``."""
-    from scipy.sparse.linalg import LinearOperator, cg
+def _newton_steps(
+    counts: np.ndarray, won: np.ndarray, scale: float, beta: np.ndarray, max_iter: int, tol: float, blocks: _PairBlocks
+) -> tuple:
+    """The steps of :func:`_newton_large` from ``beta``: inexact Newton with the halving line search of :func:`_newton`.
 
-    m = len(w)
-    losses = np.ascontiguousarray(w.T)
-    weights = np.zeros((m, m), dtype=np.float32)
-    won = w.sum(axis=1, dtype=float)
-    lost = w.sum(axis=0, dtype=float)
-    beta = np.log(
-        (won + 0.5) / (lost + 0.5)
-    )  # a start: each model's log-odds of winning (the result does not depend on it)
-    beta -= beta.mean()
-    loglik, grad, diagonal = blocks.gradient(w, losses, scale, beta, weights)
-    first = np.linalg.norm(grad)
+    A pass for the gradient costs about as much as one Hessian-vector
+    product and the likelihood's logarithms five more, so: the solves are
+    tighter than the usual inexact-Newton rule (fewer passes); a step is
+    taken without its likelihood when the gradient at its end still climbs
+    along it (the likelihood is concave along the step, so it did not drop),
+    the logarithms being computed only to compare two points and once for the
+    result; and the fit stops as soon as the solved step would move no
+    log-strength by ``tol``, returning the point it was solved at (no pass for
+    a step too small to matter).
+    """
+    m = len(won)
+    start = blocks.gradient(counts, won, scale, beta)
+    assert start is not None, "the start is clipped to half the range the passes evaluate"
+    grad, diagonal = start
+    loglik = None  # the likelihood at beta, computed when needed
+    first = np.sqrt(_dot(grad, grad))
     for it in range(1, max_iter + 1):
-        shifted = LinearOperator((m, m), matvec=lambda v: blocks.laplacian_times(weights, v) + v.mean(), dtype=float)
-        jacobi = LinearOperator((m, m), matvec=lambda v, d=1.0 / diagonal: d * v, dtype=float)
-        # inexact Newton: a loose solve far from the maximum, a tighter one as the gradient vanishes
-        rtol = max(1e-12, min(0.1, np.sqrt(np.linalg.norm(grad) / first)))
-        step, _ = cg(shifted, grad, rtol=rtol, atol=0.0, maxiter=10 * m, M=jacobi)
+        rtol = max(1e-6, min(1e-2, np.sqrt(_dot(grad, grad)) / first))
+
+        def times(v: np.ndarray, at: np.ndarray = beta) -> np.ndarray:
+            return blocks.hessian_times(counts, scale, at, v) + v.mean()  # the shift fixes the common level
+
+        step = _conjugate_gradients(times, grad, 1.0 / diagonal, rtol, 10 * m)
         step -= step.mean()
+        if np.max(np.abs(step)) < tol:
+            return _finish(beta, loglik, it, True, counts, won, scale, blocks)
         for _ in range(60):  # the full step, or a fraction of it that does not lower the likelihood
-            trial, trial_grad, trial_diagonal = blocks.gradient(w, losses, scale, beta + step, weights)
-            if trial >= loglik - 1e-12 * abs(loglik):
-                break
+            trial, trial_loglik = blocks.gradient(counts, won, scale, beta + step), None
+            if trial is not None and _dot(step, trial[0]) >= 0:
+                break  # the slope along the step is still >= 0 at its end: by concavity the likelihood rose
+            if trial is not None:
+                loglik = blocks.log_likelihood(counts, won, scale, beta) if loglik is None else loglik
+                trial_loglik = blocks.log_likelihood(counts, won, scale, beta + step)
+                if trial_loglik >= loglik - 1e-12 * abs(loglik):
+                    break
             step = step / 2
-        beta, loglik, grad, diagonal = beta + step, trial, trial_grad, trial_diagonal
-        if np.max(np.abs(step)) < convergence_tol:
-            return beta - beta.mean(), loglik, it, True
-    return beta - beta.mean(), loglik, max_iter, False
+        else:
+            return _finish(beta, loglik, it, False, counts, won, scale, blocks)  # no fraction of the step is better
+        beta, loglik, (grad, diagonal) = beta + step, trial_loglik, trial
+    return _finish(beta, loglik, max_iter, False, counts, won, scale, blocks)
+
+
+def _finish(beta: np.ndarray, loglik: float | None, it: int, converged: bool, *pass_args: Any) -> tuple:
+    """:func:`_newton`'s result: the centred log-strengths, the log-likelihood (computed if unknown), the steps."""
+    counts, won, scale, blocks = pass_args
+    loglik = blocks.log_likelihood(counts, won, scale, beta) if loglik is None else loglik
+    return beta - beta.mean(), loglik, it, converged
 
 
 @measure(allow_nan=True)

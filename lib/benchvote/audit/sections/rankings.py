@@ -24,8 +24,8 @@ they are listed, the most robust first, when there are at most
 from the top :data:`CYCLES_AMONG` models by the primary rule only (the report
 says so).  Copeland is O(m^2); Ranked Pairs scans the margins once per margin
 value and searches the locked graph only for the defeats that disagree with
-its current order; Bradley-Terry's Newton steps are O(m^2) each (pair weights
-in float32 above 1,500 models); the strict mean win rate reads blocks of 256
+its current order; Bradley-Terry's Newton steps are O(m^2) each (matrix-free
+above 250 models); the strict mean win rate reads blocks of 256
 rows.  Whether majority rule is transitive among the top
 :data:`TOP_TRANSITIVE` models is checked on their triples directly.
 """
