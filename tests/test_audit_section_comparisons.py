@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -266,3 +267,44 @@ def test_real_boards_get_consistent_rank_sets(name):
     assert (c["warning"] is None) == (c["n_columns"] >= section.min_tasks(pairs, 0.95))
     if c["warning"]:
         assert c["separated"] == 0
+
+
+# --------------------------------------------------------------------------- a real item-level table: ChemBench
+
+
+@pytest.fixture(scope="module")
+def chembench(tmp_path_factory):
+    """The audit of ChemBench's per-question results through the command, from the shipped Parquet file."""
+    from benchvote.cli import main
+
+    folder = tmp_path_factory.mktemp("chembench")
+    source = Path(__file__).resolve().parents[1] / "data" / "items" / "chembench.parquet"
+    assert main(["audit", str(source), "--json", str(folder / "r.json"), "--n-boot", "200", "--quiet"]) == 0
+    return json.loads((folder / "r.json").read_text()), bv.data.load_items("chembench")
+
+
+def test_real_items_are_compared_task_by_task_and_pooled(chembench):
+    report, items = chembench
+    c = report["sections"]["comparisons"]
+    check_types(c)
+    assert c["unit"] == "items" and c["n_models"] == 31 and c["n_columns"] == items.instance.nunique() == 2788
+    sizes = items.groupby("task").instance.nunique()
+    assert {t: x["n_items"] for t, x in c["tasks"].items()} == sizes.to_dict()
+    assert all(x["test"] == "mcnemar" and x["method"] == "holm" for x in c["tasks"].values())  # 0/1 items
+    assert c["test"] == "permutation" and c["method"] == "max-t"  # tasks of unequal size: pooled items are graded
+    assert report["sections"]["instance_intervals"]["status"] == "ok"
+
+
+def test_real_items_per_task_p_values_are_mcnemars_binomial_test(chembench):
+    report, items = chembench
+    order = report["sections"]["rankings"]["ranking"]
+    table, blocks = bv.intervals.instance_table(items)
+    rows = [list(table.index).index(m) for m in order[: section.MAX_MODELS]]
+    task = "Toxicity/Safety"
+    r = bv.comparisons.rank_sets(pd.DataFrame(blocks[task][rows], index=order), n_boot=200, n_resamples=1000)
+    x, y = blocks[task][rows[0]], blocks[task][rows[1]]  # the two leaders on the pooled ranking
+    wins, losses = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
+    assert r.comparisons.p[0] == pytest.approx(binomtest(wins, wins + losses, 0.5).pvalue, rel=1e-12)
+    got = report["sections"]["comparisons"]["tasks"][task]
+    assert got["rank_sets"] == {m: [int(lo), int(hi)] for m, lo, hi in zip(order, r.lowest, r.highest)}
+    assert got["separated"] == int(r.above.sum())

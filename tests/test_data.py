@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from benchvote import data
-from benchvote.data import list_battle_logs, load_battles
+from benchvote.data import list_battle_logs, list_item_tables, load_battles, load_items
 
 # Shapes reported in Table 1 of Zhang & Hardt (2024); MMLU ships 98 of the 100 models.
 PAPER_SHAPES = {
@@ -229,3 +229,30 @@ def test_the_shipped_battle_log_is_the_published_file_with_its_provenance():
 def test_an_unknown_battle_log_lists_the_known_ones():
     with pytest.raises(KeyError, match="known logs: mt_bench_human"):
         load_battles("arena")
+
+
+# --------------------------------------------------------------------------- item-level tables
+
+
+def test_the_shipped_item_table_is_the_published_file_and_keeps_the_sources_means():
+    assert list_item_tables() == ["chembench"]
+    items = load_items("chembench")
+    assert list(items.columns) == ["model", "task", "instance", "score"] and set(items.score) == {0.0, 1.0}
+    assert not items.duplicated(["model", "task", "instance"]).any()
+    per_task = items.groupby(["task", "model"]).size().unstack()
+    assert (per_task.nunique(axis=1) == 1).all()  # every model has every item of every task
+    folder = Path(__file__).resolve().parents[1] / "data" / "items"
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert hashlib.sha256((folder / "chembench.parquet").read_bytes()).hexdigest() in readme
+    published = pd.read_csv(folder / "chembench.published.csv").set_index("model")["value"]
+    means = items.groupby("model").score.mean()
+    assert set(means.index) == set(published.index) and len(means) == 31
+    gap = (means - published).abs()
+    assert gap.drop("galactica_120b").max() < 1e-12  # the source's fraction_correct, to the last digits
+    assert 1e-7 < gap["galactica_120b"] < 1e-5  # its 66 questions outside the current set are left out (README)
+    assert all((folder / f).is_file() for f in ("LICENSE-chem-bench.txt", "LICENSE-chembench-paper.txt"))
+
+
+def test_an_unknown_item_table_lists_the_known_ones():
+    with pytest.raises(KeyError, match="known tables: chembench"):
+        load_items("mmlu")

@@ -46,6 +46,8 @@ __all__ = [
     "irt_items",
     "list_battle_logs",
     "load_battles",
+    "list_item_tables",
+    "load_items",
     "BENCHBENCH_VERSION",
 ]
 
@@ -960,3 +962,48 @@ def load_battles(name: str) -> pd.DataFrame:
         raise KeyError(f"unknown battle log {name!r}; known logs: {', '.join(known)}")
     with resources.as_file(_tables_dir() / "battles" / f"{name}.csv") as path:
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+
+
+def list_item_tables() -> list[str]:
+    """Names of the real item-level tables accepted by :func:`load_items`.
+
+    Examples
+    --------
+    >>> list_item_tables()
+    ['chembench']
+    """
+    folder = _tables_dir() / "items"
+    return sorted(p.name.removesuffix(".parquet") for p in folder.iterdir() if p.name.endswith(".parquet"))
+
+
+def load_items(name: str) -> pd.DataFrame:
+    """Read a real item-level table shipped with the package: one row per model, task and item.
+
+    The tables live in the repository's ``data/items/`` folder, whose
+    ``README.md`` gives each one's source, licence and what was kept.  The
+    columns are ``model``, ``task``, ``instance`` and ``score``, the long
+    layout of :func:`benchvote.intervals.instance_table` and of
+    ``benchvote audit``; the file is also a valid input of the command.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`list_item_tables`.
+
+    Raises
+    ------
+    KeyError
+        For an unknown table; the message lists the known tables.
+
+    Examples
+    --------
+    >>> items = load_items("chembench")
+    >>> items.shape, items.model.nunique(), items.task.nunique(), items.instance.nunique()
+    ((86428, 4), 31, 9, 2788)
+    """
+    known = list_item_tables()
+    if name not in known:
+        raise KeyError(f"unknown item table {name!r}; known tables: {', '.join(known)}")
+    with resources.as_file(_tables_dir() / "items" / f"{name}.parquet") as path:
+        frame = pd.read_parquet(path)
+    return frame.astype({"model": object, "task": object, "instance": object, "score": float})

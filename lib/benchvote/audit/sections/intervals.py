@@ -251,6 +251,10 @@ def render(view: Any) -> str:
     return render_intervals(view, "draws the tasks with replacement and ranks the models again", "tasks")
 
 
+#: What each interval section redraws, as its verdict sentence opens: the two sentences differ where both appear.
+REDRAWN = {"intervals": "Redrawing the tasks", "instance_intervals": "Redrawing each task's test items"}
+
+
 def interval_verdict(name: str, s: dict) -> list[Sentence]:
     first = s["first"]
     lo, up = s["lower"].get(first), s["upper"].get(first)
@@ -258,10 +262,11 @@ def interval_verdict(name: str, s: dict) -> list[Sentence]:
         return []
     separable = s["n_adjacent"] - s["adjacent_inseparable"]
     tied = " (tied for first place)" if s["ranks"].get(first, 1) > 1 else ""
+    redrawn = REDRAWN[name]
     return [
         Sentence(
             name,
-            f"The first model, {first}{tied}, has the {s['level'] * 100:.0f}% rank interval [{lo:g}, {up:g}]; "
+            f"{redrawn}, the first model, {first}{tied}, has the {s['level'] * 100:.0f}% rank interval [{lo:g}, {up:g}]; "
             f"{separable} of the "
             f"{plural(s['n_adjacent'], 'adjacent place')} {'is' if separable == 1 else 'are'} separable"
             + (
