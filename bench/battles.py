@@ -7,8 +7,10 @@ for its peak of traced memory (numpy's buffers and Python objects; the
 tracing slows Python loops, so the seconds come from the untraced run):
 
 * benchvote: ``battle_counts`` (validation and counting), the point fit of
-  ``battle_ratings`` (``n_boot=2``, the smallest), and ``battle_ratings``
-  with 100 bootstrap redraws;
+  ``battle_ratings`` (``n_boot=2``, the smallest), ``battle_ratings``
+  with 100 bootstrap redraws, and the whole command ``benchvote audit`` on
+  the log written as a CSV file (1,000 redraws, in a child process: its
+  seconds and its peak resident memory);
 * choix: the log as choix's list of (winner, loser) pairs (a decisive
   battle twice, a tie once each way: half a win to each side, as
   benchvote counts it), ``ilsr_pairwise`` on that list (its loop visits
@@ -29,7 +31,10 @@ Run:  .venv/bin/python scripts/warm_kernels.py; .venv/bin/python bench/battles.p
 from __future__ import annotations
 
 import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -82,6 +87,23 @@ def measured(step: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, seconds, peak
 
 
+def audited(battles: pd.DataFrame) -> tuple[None, float, float]:
+    """``benchvote audit`` on the log as a CSV file, in a child process: its seconds and its peak resident MB.
+
+    The command reads the file, counts and fits the battles, redraws them
+    1,000 times (its default) and writes the JSON report; it limits BLAS to
+    one thread for its small solves by itself.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "log.csv"
+        battles.to_csv(path, index=False)
+        command = [sys.executable, "-m", "benchvote", "audit", str(path), "--json", str(Path(folder) / "r.json")]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        seconds = time.perf_counter() - start
+    return None, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def main(n: int, m: int) -> int:
     battles, _ = synthetic_log(n, m)
     battle_ratings(synthetic_log(1000, 5)[0], n_boot=2)  # loads the compiled kernels before any clock starts
@@ -91,6 +113,8 @@ def main(n: int, m: int) -> int:
     rows.append(("benchvote", "battle_ratings, point fit (n_boot=2)", *cost, None))
     boot, *cost = measured(lambda: battle_ratings(battles, n_boot=100))
     rows.append(("benchvote", "battle_ratings, n_boot=100", *cost, None))
+    _, *cost = audited(battles)
+    rows.append(("benchvote", "benchvote audit LOG.csv, 1,000 redraws (child process; peak = its RSS)", *cost, None))
     pairs, *cost = measured(lambda: choix_pairs(battles, counts.models))
     rows.append(("choix", f"log to {len(pairs):,} (winner, loser) pairs", *cost, None))
     fit, *cost = measured(lambda: choix.ilsr_pairwise(m, pairs, alpha=0.0, tol=1e-10, max_iter=500))
