@@ -73,7 +73,8 @@ def test_the_interval_figure_shows_the_first_40_and_the_verdict_states_the_leade
     sentence = [v["text"] for v in a.verdict if v["section"] == "intervals"][0]
     separable = 44 - x["adjacent_inseparable"]
     assert sentence == (
-        f"Redrawing the tasks, the first model, {lead}, has the 95% rank interval [{x['lower'][lead]:g}, {x['upper'][lead]:g}]; "
+        f"Redrawing the tasks, the first model, {lead}, has the 95% rank interval "
+        f"[{x['lower'][lead]:g}, {x['upper'][lead]:g}]; "
         f"{separable} of the 44 adjacent places {'is' if separable == 1 else 'are'} separable "
         "(but these task-bootstrap intervals rest on only 4 tasks, 35 possible redraws: a rough guide)."
     )

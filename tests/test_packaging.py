@@ -141,6 +141,14 @@ def test_the_wheel_holds_the_tables_the_type_marker_and_the_licence(clean_venv):
     names = set(zipfile.ZipFile(wheel).namelist())
     for table in data.list_tables():
         assert f"benchvote/tables/{table}.csv" in names
+    for log in data.list_battle_logs():
+        assert {f"benchvote/tables/battles/{log}.csv", "benchvote/tables/battles/README.md"} <= names
+    for items in data.list_item_tables():
+        assert {f"benchvote/tables/items/{items}.parquet", "benchvote/tables/items/README.md"} <= names
+        assert {
+            "benchvote/tables/items/LICENSE-chem-bench.txt",
+            "benchvote/tables/items/LICENSE-chembench-paper.txt",
+        } <= names
     assert {"benchvote/tables/README.md", "benchvote/py.typed", "benchvote/_web/explorables.js"} <= names
     assert any(n.endswith("licenses/LICENSE") for n in names)
     assert not any(n.startswith("benchvote/sensitivity.py") for n in names)
@@ -149,7 +157,7 @@ def test_the_wheel_holds_the_tables_the_type_marker_and_the_licence(clean_venv):
 def test_declared_dependencies_are_what_the_library_imports():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     declared = {re.split(r"[<>=\[ ;]", d)[0].lower() for d in project["dependencies"]}
-    core = {"numpy", "pandas", "scipy", "tqdm", "numba", "highspy", "jinja2", "markupsafe", "pyarrow"}
+    core = {"numpy", "pandas", "scipy", "tqdm", "numba", "highspy", "jinja2", "markupsafe", "pyarrow", "threadpoolctl"}
     assert declared == core | {"scikit-learn"}
     extras = project["optional-dependencies"]
     assert any(d.startswith("torch") for d in extras["relaxation"])
