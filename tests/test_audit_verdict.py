@@ -34,11 +34,20 @@ def test_the_verdict_opens_with_the_mean_score_leader_and_names_the_rules_that_d
     r = a.sections["rankings"]
     others = [q for q in r["leaders"] if q != "mean_score"]
     agree = [q for q in others if r["leaders"][q] == ["Spiky"]]
-    assert f"{len(agree)} of the {len(others)} other rules agree" in text
+    assert 0 < len(agree) < len(others) and f"{len(agree)} of the {len(others)} other rules agree" in text
     for q in others:
         if r["leaders"][q] != ["Spiky"]:
             assert r["rules"][q]["label"] in text and "Steady" in text
     assert a.verdict[0]["section"] == "rankings"
+
+
+def test_when_every_other_rule_agrees_the_verdict_says_all():
+    s = pd.DataFrame({"t1": [0.9, 0.5, 0.1], "t2": [0.8, 0.6, 0.2], "t3": [0.7, 0.4, 0.3]}, index=["A", "B", "C"])
+    a = audit(s, **VERDICT_FAST)  # A is first on every task: every rule puts it first
+    others = len(a.sections["rankings"]["leaders"]) - 1
+    assert (
+        others >= 2 and f"all {others} other rules agree" in first_sentence(a) and " of the " not in first_sentence(a)
+    )
 
 
 def test_primary_chooses_the_rule_whose_leader_opens_the_verdict():

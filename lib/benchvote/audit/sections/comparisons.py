@@ -195,7 +195,7 @@ def item_blocks(ctx: Context, models: list) -> dict[str, np.ndarray]:
     wanted = {str(t) for t in ctx.work.columns}
     out = {}
     for task, block in blocks.items():
-        part = np.asarray(block, dtype=float)[rows]
+        part = np.asarray(block)[rows].astype(float)  # the compared rows only, then as floats
         if str(task) in wanted and part.shape[1] > 0 and np.isfinite(part).all():
             out[str(task)] = part
     if not out:

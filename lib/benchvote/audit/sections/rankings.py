@@ -222,6 +222,23 @@ def _together(models: list[str]) -> str:
     return models[0] if len(models) == 1 else ", ".join(models[:-1]) + " and " + models[-1]
 
 
+def agreement(k: int, n: int) -> str:
+    """How many of the ``n`` other rules agree (``k``), in words.
+
+    Examples
+    --------
+    >>> agreement(5, 5), agreement(0, 5), agreement(2, 5), agreement(1, 5), agreement(1, 1), agreement(0, 1)
+    ('all 5 other rules agree', 'none of the 5 other rules agrees', '2 of the 5 other rules agree', '1 of the 5 other rules agrees', 'the other rule agrees', 'the other rule does not agree')
+    """
+    if n == 1:
+        return "the other rule agrees" if k else "the other rule does not agree"
+    if k == n:
+        return f"all {n} other rules agree"
+    if k == 0:
+        return f"none of the {n} other rules agrees"
+    return f"{k} of the {n} other rules agree{'s' if k == 1 else ''}"
+
+
 def lead_sentence(s: dict, first_models: int | None = None) -> str:
     """The verdict's first sentence: the primary rule's leader or leaders, how many other rules agree, who the others pick."""
     primary, rules = s["primary"], s["rules"]
@@ -239,7 +256,7 @@ def lead_sentence(s: dict, first_models: int | None = None) -> str:
     for q in others:
         if s["leaders"][q] != top:
             picks.setdefault(tuple(s["leaders"][q]), []).append(rules[q]["label"])
-    text = f"{head}; {len(agree)} of the {len(others)} other rules agree{'s' if len(agree) == 1 else ''}"
+    text = f"{head}; {agreement(len(agree), len(others))}"
     if picks:
         text += "; " + "; ".join(
             f"{_together(names)} put{'s' if len(names) == 1 else ''} {_together(list(ms))} first"
