@@ -602,6 +602,31 @@ def _meet(
 
 
 @njit(cache=True, nogil=True)
+def _search_back(
+    out_bits: np.ndarray, in_bits: np.ndarray, j: int, i: int, places: tuple, rows: np.ndarray, work: tuple
+) -> tuple:  # pragma: no cover - compiled
+    """Whether j reaches i, searched between their places (:func:`_meet`): ``(n_f, n_b, met, wasted)``.
+
+    ``places`` is ``(node, pos)``; ``rows[:4]`` are :func:`_meet`'s rows
+    (zero before and after), ``rows[4]`` nodes known to reach i.  Those start
+    the backward side, so that a forward step onto one of them ends the
+    search, and the nodes the backward side meets (and j, if it reaches i)
+    join them.  ``wasted`` counts the words of the span beyond the window's
+    own, times the nodes expanded: what the search paid for the labels'
+    drift from the places.
+    """
+    node, pos = places
+    first, last = _window(node, pos, j, i, rows)
+    rows[3, first : last + 1] = rows[4, first : last + 1]
+    n_f, n_b, met = _meet(out_bits, in_bits, j, i, (first, last), rows, work)
+    rows[4, first : last + 1] |= rows[3, first : last + 1]
+    if met:
+        rows[4, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    rows[:4, first : last + 1] = 0
+    return n_f, n_b, met, (n_f + n_b) * max(0, last - first - (pos[i] - pos[j]) // 64 - 1)
+
+
+@njit(cache=True, nogil=True)
 def _window(node: np.ndarray, pos: np.ndarray, j: int, i: int, rows: np.ndarray) -> tuple:  # pragma: no cover
     """Marks the nodes placed strictly between j and i as free in ``rows[0]`` and ``rows[1]``; returns the span.
 
@@ -620,10 +645,43 @@ def _window(node: np.ndarray, pos: np.ndarray, j: int, i: int, rows: np.ndarray)
 
 
 @njit(cache=True, nogil=True)
+def _transpose(out_bits: np.ndarray, in_bits: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Fills ``in_bits`` (zeros) with the transpose of ``out_bits``, a block of 64 x 64 bits at a time.
+
+    Setting the bit of a defeat in ``in_bits`` as it is locked writes to the
+    row of its loser, a different row of a large matrix each time; until the
+    first backward defeat (all of the largest margins, on a one-factor table)
+    the in-edges are not needed, and transposing them afterwards by blocks
+    keeps the rows written to within a few cache lines.
+    """
+    m, words = out_bits.shape
+    one = np.uint64(1)
+    for block in range(words):
+        for w in range(words):
+            for v in range(block * 64, min(block * 64 + 64, m)):
+                word = out_bits[v, w]
+                bit = one << np.uint64(v & 63)
+                while word:
+                    in_bits[w * 64 + _lowest_bit(word), block] |= bit
+                    word &= word - one
+
+
+@njit(cache=True, nogil=True)
 def _two_steps(out_bits: np.ndarray, in_bits: np.ndarray, a: int, b: int) -> bool:  # pragma: no cover - compiled
-    """Whether some node k has the edges a -> k and k -> b (a word of ``out_bits[a] & in_bits[b]`` is not zero)."""
-    for w in range(out_bits.shape[1]):
-        if out_bits[a, w] & in_bits[b, w]:
+    """Whether some node k has the edges a -> k and k -> b (a word of ``out_bits[a] & in_bits[b]`` is not zero).
+
+    Eight words at a time without a branch, which the compiler turns into vector instructions.
+    """
+    words = out_bits.shape[1]
+    row_a, row_b = out_bits[a], in_bits[b]
+    for lo in range(0, words - 7, 8):
+        both = np.uint64(0)
+        for w in range(lo, lo + 8):
+            both |= row_a[w] & row_b[w]
+        if both:
+            return True
+    for w in range(words - words % 8, words):
+        if row_a[w] & row_b[w]:
             return True
     return False
 
@@ -643,26 +701,34 @@ def ranked_pairs_order(
     defeat is dropped at once when a path of two locked defeats leads back
     (one AND of two rows of bits: two in three of them on 10,000 one-factor
     models), else the nodes placed between its two ends are searched from
-    both ends at once (:func:`_meet`), and the order is repaired when it is
-    locked.  Inside, a node is named by a label, at first its place in
-    ``start``, so that the nodes of a window have nearby labels and a search
-    reads only the few words of bits that hold them.  As the order is
-    repaired the places drift from the labels and the windows' labels spread
-    over more words; once the searches have read ``relabel_waste`` times as
-    many words beyond their windows' own as there are locked defeats, every
-    node is renamed by its place (:func:`_relabel`, one pass over the locked
-    defeats).  Neither the search nor the renaming changes what is locked:
-    whether a path leads back is a property of the locked graph, and the
-    repaired order depends only on the sets of nodes either end reaches.  The
-    ranking is then the topological order that always places the available
-    node of highest priority (smallest p).
+    both ends at once (:func:`_search_back`), and the order is repaired when
+    it is locked.  All the defeats of a row of ``permuted`` within a margin
+    share their winner i, and locking one of them (an edge out of i) cannot
+    change which nodes reach i: so the nodes a search of the row found to
+    reach i are kept until the row ends, and a later defeat whose loser is
+    one of them is dropped without a search, or its search stops on meeting one.
+
+    Inside, a node is named by a label, at first its place in ``start``, so
+    that the nodes of a window have nearby labels and a search reads only the
+    few words of bits that hold them.  As the order is repaired the places
+    drift from the labels and the windows' labels spread over more words;
+    once the searches have read ``relabel_waste`` times as many words beyond
+    their windows' own as there are locked defeats, every node is renamed by
+    its place (:func:`_relabel`, one pass over the locked defeats).  Until
+    the first backward defeat the in-edges are not kept, then transposed
+    from the out-edges at once (:func:`_transpose`).  None of this changes
+    what is locked: whether a path leads back is a property of the locked
+    graph, and the repaired order depends only on the sets of nodes either
+    end reaches.  The ranking is then the topological order that always
+    places the available node of highest priority (smallest p).
 
     On the 20,000 x 6 one-factor table of ``bench/scale.py`` (642,000
-    backward defeats of margin 4 and 6 million of margin 2): 117 CPU s with
-    one depth-first search from the loser that looked at every edge of the
-    nodes it visited (61 million nodes, 17 billion edges), 28 s searched from
-    both ends over masks of the window's nodes (27 million nodes), 21 s
-    with the renaming.
+    backward defeats of margin 4 and 6 million of margin 2, 1.8 million of
+    them searched): 117 CPU s with one depth-first search from the loser
+    that looked at every edge of the nodes it visited (61 million nodes, 17
+    billion edges), 28 s searched from both ends over masks of the window's
+    nodes (27 million nodes), about 15 s with the nodes known to reach the
+    winner (13 million nodes), the renaming and the late in-edges.
     """
     m = permuted.shape[0]
     words = (m + 63) // 64
@@ -674,11 +740,11 @@ def ranked_pairs_order(
         label[start[k]] = k
     node = np.arange(m)  # node[position] = label; labels start where they stand
     pos = np.arange(m)
-    rows = np.zeros((4, words), dtype=np.uint64)  # the bit rows of :func:`_meet`, zero between searches
+    rows = np.zeros((5, words), dtype=np.uint64)  # :func:`_search_back`'s rows of bits
     work = (np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty_like(pos))
     spare = np.zeros((m, words), dtype=np.uint64)
     prio = start.copy()
-    waste, locked = 0, 0
+    waste, locked, row, kept = 0, 0, -1, False  # kept: whether in_bits is kept up to date
     top = np.int64(0)
     for p in range(m):
         for q in range(m):
@@ -691,21 +757,29 @@ def ranked_pairs_order(
                     continue
                 i, j = label[p], label[q]
                 if pos[j] < pos[i]:  # a backward defeat: does j reach i? then it closes a cycle
-                    if _two_steps(out_bits, in_bits, j, i):  # the common case on a dense graph: no search
-                        continue
+                    if not kept:  # the first one: the in-edges are needed from now on
+                        _transpose(out_bits, in_bits)
+                        kept = True
+                    if row != level * m + p:  # a new winner: forget the nodes known to reach the last one
+                        rows[4] = 0
+                        row = level * m + p
+                    if _two_steps(out_bits, in_bits, j, i) or rows[4, j >> 6] >> np.uint64(j & 63) & one:
+                        continue  # the common cases on a dense graph: no search
                     if waste > relabel_waste * locked:  # the labels have drifted from the places: rename
                         _relabel(out_bits, in_bits, spare, (node, pos, label, prio))
                         i, j, waste = label[p], label[q], 0
-                    span = _window(node, pos, j, i, rows)
-                    n_f, n_b, met = _meet(out_bits, in_bits, j, i, span, rows, work)
-                    rows[:, span[0] : span[1] + 1] = 0
-                    waste += (n_f + n_b) * max(0, span[1] - span[0] - (pos[i] - pos[j]) // 64 - 1)
+                        rows[4] = 0  # the nodes known to reach i, under their old names
+                    n_f, n_b, met, wasted = _search_back(out_bits, in_bits, j, i, (node, pos), rows, work)
+                    waste += wasted
                     if met:
                         continue
                     _reorder(node, pos, work[3][:n_b], work[1][:n_f])
                 out_bits[i, j >> 6] |= one << np.uint64(j & 63)
-                in_bits[j, i >> 6] |= one << np.uint64(i & 63)
+                if kept:
+                    in_bits[j, i >> 6] |= one << np.uint64(i & 63)
                 locked += 1
+    if not kept:
+        _transpose(out_bits, in_bits)
     return prio[_by_priority(out_bits, in_bits, prio)]
 
 
