@@ -8,6 +8,7 @@ words of 64 bits.
 
 from __future__ import annotations
 
+import heapq
 from itertools import combinations
 
 import numpy as np
@@ -287,6 +288,69 @@ def test_ranked_pairs_order_locks_and_places_as_ranked_pairs_by_the_book_from_an
     rng = np.random.default_rng(seed)
     for start in (np.arange(m), np.arange(m)[::-1].copy(), rng.permutation(m)):
         assert k.ranked_pairs_order(margins, start.astype(np.int64)).tolist() == expected
+
+
+def ranked_pairs_by_bfs(margins: np.ndarray) -> list[int]:
+    """Ranked Pairs with a breadth-first search per defeat: the plain reference for tables of hundreds of models.
+
+    Defeats by margin, largest first, then row-major; each is locked unless a breadth-first search of the locked
+    defeats (rows of bits as Python integers) leads from its loser back to its winner; then the topological order
+    that always places the smallest available node (a heap).
+    """
+    m = len(margins)
+    p, q = np.nonzero(margins > 0)
+    by_margin = np.lexsort((q, p, -margins[p, q]))
+    succ = [0] * m
+    for a, b in zip(p[by_margin].tolist(), q[by_margin].tolist()):
+        seen = frontier = 1 << b
+        while frontier and not frontier >> a & 1:
+            reached = 0
+            while frontier:
+                low = frontier & -frontier
+                reached |= succ[low.bit_length() - 1]
+                frontier ^= low
+            frontier = reached & ~seen
+            seen |= frontier
+        if not frontier:
+            succ[a] |= 1 << b
+    waiting = [sum(succ[u] >> v & 1 for u in range(m)) for v in range(m)]
+    free = [v for v in range(m) if waiting[v] == 0]
+    heapq.heapify(free)
+    order = []
+    while free:
+        order.append(heapq.heappop(free))
+        for v in range(m):
+            if succ[order[-1]] >> v & 1:
+                waiting[v] -= 1
+                if waiting[v] == 0:
+                    heapq.heappush(free, v)
+    return order
+
+
+def tied_margins(seed: int, m: int, n: int) -> np.ndarray:
+    """Margins of m models on n tasks, in int8: half the seeds draw scores from five values (many tied pairs and
+    margins), the other half one common factor rounded to whole points (long searches against Copeland's order)."""
+    rng = np.random.default_rng(seed)
+    if seed % 2:
+        scores = rng.integers(0, 5, size=(m, n)).astype(float)
+    else:
+        scores = np.round(3 * rng.normal(size=(m, 1)) + 2 * rng.normal(size=(m, n)))
+    signs = np.sign(scores[:, None, :] - scores[None, :, :]).astype(np.int64)
+    return signs.sum(axis=2).astype(np.int8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("shape", [(200, 3), (300, 6)])
+def test_ranked_pairs_order_locks_what_a_breadth_first_search_locks_on_many_tied_margins(seed, shape):
+    """From Copeland's order and from a random one; renaming the nodes before every search or never."""
+    margins = tied_margins(seed, *shape)
+    expected = ranked_pairs_by_bfs(margins)
+    score = (margins > 0).sum(axis=1) - (margins < 0).sum(axis=1)
+    copeland = np.lexsort((np.arange(shape[0]), -score))
+    shuffled = np.random.default_rng(seed).permutation(shape[0])
+    for start in (copeland, shuffled):
+        for relabel_waste in (0.0, 4.0, np.inf):
+            assert k.ranked_pairs_order(margins, start, relabel_waste).tolist() == expected
 
 
 @pytest.mark.parametrize("seed", SEEDS)
