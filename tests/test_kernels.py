@@ -206,38 +206,6 @@ def test_fill_doubled_wins_counts_a_win_two_and_a_tie_one_across_blocks_of_rows(
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_bt_gradient_by_blocks_of_rows_adds_up_to_the_newton_system(seed):
-    wins, beta = random_wins(seed, m=9 + seed)
-    m, scale = len(beta), 0.5
-    counts = wins.astype(np.int16)
-    losses = np.ascontiguousarray(counts.T)
-    want_loglik, want_grad, want_laplacian = bradley_terry_oracle(scale * wins, beta)
-    weights = np.zeros((m, m), dtype=np.float32)
-    grad, diagonal, loglik = np.zeros(m), np.zeros(m), 0.0
-    for rows in [(0, 2), (2, 5), (5, m)]:  # blocks of rows summed: the same as one pass
-        loglik += k.bt_gradient(counts, losses, scale, beta, weights, rows, grad, diagonal)
-    assert loglik == pytest.approx(want_loglik, rel=1e-12)
-    np.testing.assert_allclose(grad, want_grad, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(diagonal, np.diag(want_laplacian), rtol=1e-10)
-    np.testing.assert_allclose(np.triu(weights, 1), np.triu(-want_laplacian, 1), rtol=1e-6, atol=1e-30)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_laplacian_times_by_blocks_of_rows_is_the_laplacian_product(seed):
-    rng = np.random.default_rng(seed)
-    m = 8 + seed
-    weights = rng.random((m, m)).astype(np.float32) * (rng.random((m, m)) < 0.7)
-    v = rng.normal(size=m)
-    w = np.triu(weights.astype(float), 1)
-    w = w + w.T
-    laplacian = np.diag(w.sum(axis=1)) - w
-    out = np.zeros(m)
-    for rows in [(0, 3), (3, m)]:
-        k.laplacian_times(weights, v, rows, out)
-    np.testing.assert_allclose(out, laplacian @ v, rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
 def test_win_fraction_rows_are_the_share_of_shared_tasks_won_nan_where_none_is_shared(seed):
     ranks = random_ranks(seed, m=8 + seed, n=1 + seed, missing=0.4)
     below, _, both = compare(ranks)

@@ -9,7 +9,8 @@ input, documents the result and is tested against an independent oracle:
   :func:`benchvote.intervals.rank_intervals` (how often i ranks strictly above j);
 * :func:`ranked_pairs_order`: the locking and placing of :func:`benchvote.voting.ranked_pairs`;
 * :func:`fill_margins`, :func:`cyclic_triads`: the margins and the cycle count of :mod:`benchvote.voting`;
-* :func:`fill_doubled_wins`, :func:`bt_gradient`, :func:`laplacian_times`: Bradley-Terry above 1,500 models;
+* :func:`fill_doubled_wins`: the doubled win counts of Bradley-Terry on a table (:mod:`benchvote._bt_kernels` has
+  its row kernels above 250 models);
 * :func:`win_fraction_rows`: the strict mean win rate, a block of rows at a time;
 * :func:`discordant_pairs`: the reversed pairs of :func:`benchvote.kendall_tau_distance`;
 * :func:`sign_products`: the concordant minus discordant pairs of every two tasks
@@ -433,67 +434,6 @@ def fill_doubled_wins(ranks: np.ndarray, out: np.ndarray) -> None:  # pragma: no
                             down += 1
                 out[i, j] = up
                 out[j, i] = down
-
-
-@njit(cache=True, nogil=True)
-def bt_gradient(
-    wins: np.ndarray,
-    losses: np.ndarray,
-    scale: float,
-    beta: np.ndarray,
-    weights: np.ndarray,
-    rows: tuple[int, int],
-    grad: np.ndarray,
-    diagonal: np.ndarray,
-) -> float:  # pragma: no cover - compiled
-    """Bradley-Terry log-likelihood, gradient and Laplacian diagonal at ``beta`` over the pairs of rows ``lo .. hi``.
-
-    The same pair terms as :func:`bt_newton_system` with the counts
-    ``scale * wins`` (``losses`` is ``wins.T`` stored by rows), over the
-    pairs i < j with ``lo <= i < hi``: returns their log-likelihood and adds
-    their gradient and Laplacian diagonal into ``grad`` and ``diagonal``
-    (zeros from the caller, one pair of arrays per block of rows, so that
-    blocks run in threads and are summed in a fixed order).  Instead of the
-    m x m float64 Laplacian, the pair weights ``n_ij s t`` go to the upper
-    triangle of ``weights`` (a small float type), which
-    :func:`laplacian_times` multiplies by.
-    """
-    m = len(beta)
-    loglik = 0.0
-    for i in range(rows[0], rows[1]):
-        for j in range(i + 1, m):
-            up = scale * wins[i, j]
-            down = scale * losses[i, j]
-            n_ij = up + down
-            if n_ij == 0:
-                weights[i, j] = 0
-                continue
-            s, t, minus = bt_pair_terms(up, down, beta[i] - beta[j])
-            loglik -= minus
-            grad[i] += up - n_ij * s
-            grad[j] += down - n_ij * t
-            weight = n_ij * s * t
-            weights[i, j] = weight
-            diagonal[i] += weight
-            diagonal[j] += weight
-    return loglik
-
-
-@njit(cache=True, nogil=True)
-def laplacian_times(
-    weights: np.ndarray, v: np.ndarray, rows: tuple[int, int], out: np.ndarray
-) -> None:  # pragma: no cover - compiled
-    """Adds into ``out`` the part of ``L v`` from the pairs of rows ``lo .. hi`` of the Laplacian with pair weights
-    the upper triangle of ``weights``: ``sum_j w_ij (v_i - v_j)`` (blocks of rows as in :func:`bt_gradient`)."""
-    m = len(v)
-    for i in range(rows[0], rows[1]):
-        vi = v[i]
-        acc = 0.0
-        for j in range(i + 1, m):
-            d = weights[i, j] * (vi - v[j])
-            acc += d
-            out[j] -= d
-        out[i] += acc
 
 
 @njit(cache=True, nogil=True)
