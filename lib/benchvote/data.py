@@ -772,7 +772,21 @@ def list_tables() -> list[str]:
     >>> "abc_ranks" in list_tables()
     True
     """
-    return sorted(p.name.removesuffix(".csv") for p in _tables_dir().iterdir() if p.name.endswith(".csv"))
+    return _listed("", ".csv")
+
+
+def _listed(folder: str, suffix: str) -> list[str]:
+    """The names of the shipped files ending in ``suffix`` in ``folder`` of the installed tables, sorted."""
+    root = _tables_dir() / folder if folder else _tables_dir()
+    return sorted(p.name.removesuffix(suffix) for p in root.iterdir() if p.name.endswith(suffix))
+
+
+def _shipped(folder: str, name: str, suffix: str, known: list[str], kind: str) -> Any:
+    """A context giving the path of the shipped file ``name``; a KeyError listing the ``known`` names otherwise."""
+    if name not in known:
+        raise KeyError(f"unknown {kind} {name!r}; known {kind.split()[-1]}s: {', '.join(known)}")
+    root = _tables_dir() / folder if folder else _tables_dir()
+    return resources.as_file(root / f"{name}{suffix}")
 
 
 def load_table(name: str) -> pd.DataFrame:
@@ -797,10 +811,7 @@ def load_table(name: str) -> pd.DataFrame:
     >>> load_table("score_voting").loc["B"].tolist()
     [0.7, 0.6, 0.8]
     """
-    known = list_tables()
-    if name not in known:
-        raise KeyError(f"unknown table {name!r}; known tables: {', '.join(known)}")
-    with resources.as_file(_tables_dir() / f"{name}.csv") as path:
+    with _shipped("", name, ".csv", list_tables(), "table") as path:
         return pd.read_csv(path, index_col=0)
 
 
@@ -927,8 +938,7 @@ def list_battle_logs() -> list[str]:
     >>> list_battle_logs()
     ['mt_bench_human']
     """
-    folder = _tables_dir() / "battles"
-    return sorted(p.name.removesuffix(".csv") for p in folder.iterdir() if p.name.endswith(".csv"))
+    return _listed("battles", ".csv")
 
 
 def load_battles(name: str) -> pd.DataFrame:
@@ -957,10 +967,7 @@ def load_battles(name: str) -> pd.DataFrame:
     >>> len(log), log.winner.value_counts().to_dict()
     (3355, {'model_a': 1293, 'model_b': 1282, 'tie': 780})
     """
-    known = list_battle_logs()
-    if name not in known:
-        raise KeyError(f"unknown battle log {name!r}; known logs: {', '.join(known)}")
-    with resources.as_file(_tables_dir() / "battles" / f"{name}.csv") as path:
+    with _shipped("battles", name, ".csv", list_battle_logs(), "battle log") as path:
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
 
 
@@ -972,8 +979,7 @@ def list_item_tables() -> list[str]:
     >>> list_item_tables()
     ['chembench']
     """
-    folder = _tables_dir() / "items"
-    return sorted(p.name.removesuffix(".parquet") for p in folder.iterdir() if p.name.endswith(".parquet"))
+    return _listed("items", ".parquet")
 
 
 def load_items(name: str) -> pd.DataFrame:
@@ -1001,9 +1007,6 @@ def load_items(name: str) -> pd.DataFrame:
     >>> items.shape, items.model.nunique(), items.task.nunique(), items.instance.nunique()
     ((86428, 4), 31, 9, 2788)
     """
-    known = list_item_tables()
-    if name not in known:
-        raise KeyError(f"unknown item table {name!r}; known tables: {', '.join(known)}")
-    with resources.as_file(_tables_dir() / "items" / f"{name}.parquet") as path:
+    with _shipped("items", name, ".parquet", list_item_tables(), "item table") as path:
         frame = pd.read_parquet(path)
     return frame.astype({"model": object, "task": object, "instance": object, "score": float})
