@@ -90,7 +90,7 @@ def test_the_verdict_opens_with_the_leader_and_says_which_places_are_separable(r
     assert any(t.startswith("On the 3,000 battles (Bradley-Terry ratings redrawn, 95% simultaneous)") for t in texts)
     assert (
         summary(report.to_dict()).splitlines()[0]
-        == f"3000 battles among 6 models, {report.sections['battles']['n_ties']} ties"
+        == f"3,000 battles among 6 models, {report.sections['battles']['n_ties']} ties"
     )
 
 
@@ -155,10 +155,13 @@ def test_the_ratings_table_file_has_one_row_per_model_best_first(report):
 def test_a_log_whose_ratings_do_not_exist_is_audited_as_far_as_it_goes():
     log = pd.DataFrame({"model_a": ["x", "x", "y"] * 5, "model_b": ["y", "z", "z"] * 5, "winner": ["model_a"] * 15})
     r = audit_battles(log, n_boot=20)
-    assert r.sections["battles"]["status"] == "not_applicable" and "never lost" in r.sections["battles"]["reason"]
-    assert r.sections["comparisons"]["status"] == "not_applicable"
-    assert "builds on the section" in r.sections["comparisons"]["reason"] and r.verdict == []
-    assert "not computed" in summary(r.to_dict()) and r.to_html()
+    reason = r.sections["battles"]["reason"]
+    assert r.sections["battles"]["status"] == "not_applicable" and "never lost" in reason
+    assert "leave those models out of the log" in reason  # how to get a rating for the others
+    assert r.sections["comparisons"]["status"] == "not_applicable" and r.verdict == []
+    assert "builds on the section" in r.sections["comparisons"]["reason"]
+    assert "which is not computed on this battle log" in r.sections["comparisons"]["reason"]
+    assert "not computed" in summary(r.to_dict()) and "Not computed on this battle log" in r.to_html()
 
 
 @pytest.mark.parametrize(

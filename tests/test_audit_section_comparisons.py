@@ -54,7 +54,8 @@ def check_types(c: dict) -> None:
         assert isinstance(lo, int) and isinstance(hi, int) and 1 <= lo <= hi <= len(models)
     assert len(c["pairs"]) == len(models) * (len(models) - 1) // 2
     for p in c["pairs"]:
-        assert set(p) == {"a", "b", "diff", "ci", "p", "p_adjusted", "test"}
+        assert set(p) == {"a", "b", "diff", "ci", "simultaneous", "p", "p_adjusted", "test"}
+        assert p["simultaneous"][0] <= p["diff"] <= p["simultaneous"][1]
         assert isinstance(p["a"], str) and isinstance(p["b"], str) and p["test"] == c["test"]
         assert len(p["ci"]) == 2 and p["ci"][0] <= p["ci"][1] and -1 <= p["diff"] <= 1 or c["test"] == "permutation"
         assert 0 <= p["p"] <= p["p_adjusted"] <= 1

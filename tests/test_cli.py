@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import benchvote as bv
-from benchvote.cli import InputError, main, read_scores
+from benchvote.cli import InputError, main, read_battle_log, read_scores
 from benchvote.data import load
 
 FAST = ["--n-boot", "100", "--time-limit", "3"]
@@ -766,6 +766,8 @@ BAD_LOGS = {
     ),
     "column twice": ("model_a,model_b,winner,MODEL_A\nx,y,a,z\n", [], "names the column model_a more than once"),
     "bad level": (LOG, ["--level", "0"], "level must be > 0"),
+    "no winner at all": ("model_a,model_b,winner\nx,y,\ny,x,\n", [], "battles: 2 rows without a winner (first: 1, 2)"),
+    "no rows": ("model_a,model_b,winner\n", [], "the battle log has no rows"),
 }
 
 
@@ -779,3 +781,22 @@ def test_a_bad_battle_log_exits_2_with_one_line_and_no_report(case, tmp_path, ca
     assert status == 2 and len(lines) == 1 and lines[0].startswith("benchvote audit: error: "), err
     assert message in lines[0], lines[0]
     assert not (tmp_path / "r.json").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_a_battle_log_reads_names_as_the_score_tables_do_and_parquet_columns_as_text(tmp_path):
+    spaced = LOG.replace("\nx,y,", "\n x ,y,").replace("\ny,z,", "\ny, z,")
+    outputs = []
+    for name, text in (("plain.csv", LOG), ("spaced.csv", spaced)):
+        path = write(tmp_path, name, text)
+        assert main(["audit", str(path), "--json", str(tmp_path / f"{name}.json"), "--n-boot", "50"]) == 0
+        outputs.append((tmp_path / f"{name}.json").read_text())
+    assert outputs[0] == outputs[1]  # " x " is the model x
+    codes = pd.DataFrame({"model_a": [1, 2, 3] * 20, "model_b": [2, 3, 1] * 20, "winner": ["a", "b", "tie"] * 20})
+    codes["winner"] = codes["winner"].astype("category")
+    codes.to_parquet(tmp_path / "codes.parquet")
+    log = read_battle_log(tmp_path / "codes.parquet")
+    assert log.model_a.tolist()[:3] == ["1", "2", "3"] and log.winner.tolist()[:3] == ["a", "b", "tie"]
+    nested = pd.DataFrame({"model_a": [["x"]], "model_b": ["y"], "winner": ["a"]})
+    nested.to_parquet(tmp_path / "nested.parquet")
+    with pytest.raises(InputError, match="column model_a holds list<element: string>, not names or winners"):
+        read_battle_log(tmp_path / "nested.parquet")

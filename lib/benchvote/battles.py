@@ -225,8 +225,8 @@ def _rows(index: pd.Index, mask: np.ndarray, limit: int = 3) -> str:
 def _outcomes(winner: pd.Series, problems: list[str]) -> np.ndarray:
     """The winner column as outcome codes (0, 1, 2; -1 where unknown), one problem line per unknown value."""
     values = pd.Categorical(winner)
-    known = np.array([WINNERS.get(str(c).strip().lower(), -1) for c in values.categories], dtype=np.int64)
-    codes = np.where(values.codes >= 0, known[np.maximum(values.codes, 0)], -1)
+    known = np.array([WINNERS.get(str(c).strip().lower(), -1) for c in values.categories] + [-1], dtype=np.int64)
+    codes = np.where(values.codes >= 0, known[np.maximum(values.codes, 0)], -1)  # the -1 appended: no winner at all
     missing = winner.isna().to_numpy()
     if missing.any():
         problems.append(
@@ -509,6 +509,7 @@ def _strengths(points: np.ndarray, models: list) -> np.ndarray:
         raise ValueError(
             f"battles: the ratings do not exist: {numbered(len(names), 'model')} "
             f"{', '.join(map(str, names[:6]))}{' and more' if len(names) > 6 else ''} never lost a battle against "
-            "the other models (a group that never loses, or never wins, against the rest has no finite rating)"
+            "the other models (a group that never loses, or never wins, against the rest has no finite rating; leave "
+            "those models out of the log to rate the others)"
         )
     return np.asarray(bradley_terry(points).ratings)

@@ -250,8 +250,10 @@ def read_battle_log(path: str | Path) -> pd.DataFrame | None:
     A CSV, TSV or Parquet file whose header has the columns ``model_a``,
     ``model_b`` and ``winner`` (in any case, among any others, which are not
     read) is a battle log.  pyarrow reads the three columns as text (an
-    empty cell is missing); the rows keep the file's order and are numbered
-    from 1 in the messages of :func:`benchvote.battles.battle_counts`.
+    empty cell is missing; a Parquet column of numbers, bytes or categories
+    is cast to text); model names lose surrounding spaces, as in the score
+    tables; the rows keep the file's order and are numbered from 1 in the
+    messages of :func:`benchvote.battles.battle_counts`.
 
     Parameters
     ----------
@@ -267,7 +269,8 @@ def read_battle_log(path: str | Path) -> pd.DataFrame | None:
     Raises
     ------
     InputError
-        A column named twice, or a file pyarrow cannot read.
+        A column named twice, a log without rows, a nested Parquet column, or
+        a file pyarrow cannot read.
 
     Examples
     --------
@@ -294,7 +297,7 @@ def read_battle_log(path: str | Path) -> pd.DataFrame | None:
     wanted = [names[lowered.index(c)] for c in BATTLE_COLUMNS]
     try:
         if parquet:
-            table = pq.read_table(path, columns=wanted)
+            table = _as_text(pq.read_table(path, columns=wanted), path)
         else:
             parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
             convert = pacsv.ConvertOptions(
@@ -306,10 +309,25 @@ def read_battle_log(path: str | Path) -> pd.DataFrame | None:
             table = pacsv.read_csv(path, parse_options=parse, convert_options=convert)
     except (OSError, pa.ArrowException) as err:
         raise InputError(f"cannot read {path} as a battle log: {' '.join(str(err).split())}") from None
+    if table.num_rows == 0:
+        raise InputError(f"{path}: the battle log has no rows")
     frame = table.to_pandas()
     frame.columns = list(BATTLE_COLUMNS)
     frame.index = pd.RangeIndex(1, len(frame) + 1)
+    for column in ("model_a", "model_b"):  # names as the score tables read them: surrounding spaces dropped
+        frame[column] = frame[column].str.strip()
     return frame
+
+
+def _as_text(table: pa.Table, path: Path) -> pa.Table:
+    """A Parquet log's three columns as text (numbers, bytes and categories too); a nested column is refused."""
+    columns = []
+    for name, column in zip(table.column_names, table.columns):
+        kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+        if pa.types.is_nested(kind):
+            raise InputError(f"{path}: the battle log's column {name} holds {kind}, not names or winners")
+        columns.append(column.cast(pa.string()))  # a dictionary column decodes on the way
+    return pa.table(columns, names=table.column_names)
 
 
 def _peek(path: Path) -> tuple[list[str], str] | None:

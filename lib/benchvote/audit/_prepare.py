@@ -213,7 +213,9 @@ def cardinal_transform(work: pd.DataFrame, table: pd.DataFrame, options: Options
 
 def prepare(scores: Any, higher_is_better: Any, options: Options, costs: Any, instances: Any, groups: Any) -> Context:
     """Split the table into the parts the sections see (see the module's docstring)."""
-    if isinstance(scores, pd.DataFrame) and {"model_a", "model_b", "winner"} <= set(map(str, scores.columns)):
+    if isinstance(scores, pd.DataFrame) and {"model_a", "model_b", "winner"} <= {
+        str(c).strip().lower() for c in scores.columns
+    }:
         raise AuditInputError(
             "this table is a battle log (columns model_a, model_b, winner), not scores: audit it with "
             "benchvote.audit.audit_battles"

@@ -21,6 +21,7 @@ from ._budget import BUDGETS, DEFAULT_BUDGET
 from ._errors import AuditInputError
 from ._prepare import Context, check_options, prepare, prepare_battles
 from ._registry import Output, Section, Sentence, section_registry
+from ._text import plural
 
 #: Work budget of the exact box search in the cardinal section at the default level (boxes evaluated).
 BOX_WORK = BUDGETS[DEFAULT_BUDGET].box_search_boxes
@@ -37,7 +38,9 @@ STOPPED = {
 #: A section's ``status``: computed, not applicable to this table (``reason`` says why), or failed (a bug;
 #: ``reason`` and ``error`` say what failed, the report is written all the same).
 OK, NOT_APPLICABLE, ERROR = "ok", "not_applicable", "error"
-STATUS_TEXT = {NOT_APPLICABLE: "is not computed on this table", ERROR: "failed (a bug in benchvote)"}
+STATUS_TEXT = {NOT_APPLICABLE: "is not computed on this {input}", ERROR: "failed (a bug in benchvote)"}
+#: How the report names its input, by :attr:`Context.kind`.
+INPUT_NAMES = {"table": "table", "battles": "battle log"}
 #: The keys every section has, set by the audit; no section's own field may use them.
 RESERVED = frozenset({"title", "about", "chapter", "cost", "status", "reason", "error"})
 #: Longest error message a failed section quotes.
@@ -381,7 +384,8 @@ def _not_applicable(section: Section, ctx: Context, report: dict[str, dict]) -> 
             continue  # that section reads the other kind of input
         sec = report.get(need)
         if sec is None or sec["status"] != OK:
-            why = "does not run on this table" if sec is None else STATUS_TEXT[sec["status"]]
+            why = "does not run on this {input}" if sec is None else STATUS_TEXT[sec["status"]]
+            why = why.format(input=INPUT_NAMES[ctx.kind])
             title = sec["title"] if sec is not None else need
             return f"it builds on the section {title!r}, which {why}"
     return None
@@ -508,7 +512,7 @@ def summary(report: dict) -> str:
     if t["status"] == OK and "n_tasks" in t:
         lines.append(f"{t['n_models']} models x {t['n_tasks']} tasks, {t['missing_cells']} missing cells")
     elif t["status"] == OK:
-        lines.append(f"{t['n_battles']} battles among {t['n_models']} models, {t['n_ties']} ties")
+        lines.append(f"{t['n_battles']:,} battles among {t['n_models']} models, {plural(t['n_ties'], 'tie')}")
     lines += [f"- {s['text']}" for s in report["verdict"]]
     for name, sec in report["sections"].items():
         if sec["status"] == NOT_APPLICABLE:

@@ -38,6 +38,9 @@ the exact tests (McNemar, sign).  The permutation test's Monte-Carlo
 p-values cannot fall below :math:`1/(1 + R)` for R sign flips, which would
 need :math:`R > P/(1 - \\ell)` flips to pass Holm's first step; graded items
 use the bootstrap max-T simultaneous intervals instead (``method="max-t"``).
+Each pair of the JSON holds both intervals of its effect, the percentile
+``ci`` (that pair alone) and the max-T ``simultaneous`` (all pairs at
+once), so a reader can see why a pair is or is not separated.
 The rank sets are then simultaneous at ``--level``
 (:func:`benchvote.comparisons.rank_sets`).
 
@@ -82,6 +85,7 @@ class Pair(TypedDict):
     b: str
     diff: float
     ci: list[float]
+    simultaneous: list[float]
     p: float
     p_adjusted: float
     test: str
@@ -149,9 +153,10 @@ def _pairs(r: RankSets) -> list[Pair]:
     c = r.comparisons
     labels = [str(m) for m in c.models]
     return [
-        Pair(a=labels[i], b=labels[j], diff=float(d), ci=[float(lo), float(hi)], p=float(p), p_adjusted=float(q),
-             test=c.test)
-        for i, j, d, lo, hi, p, q in zip(c.a, c.b, c.diff, c.ci_low, c.ci_high, c.p, c.p_adjusted)
+        Pair(a=labels[i], b=labels[j], diff=float(d), ci=[float(lo), float(hi)], simultaneous=[float(u), float(v)],
+             p=float(p), p_adjusted=float(q), test=c.test)
+        for i, j, d, lo, hi, u, v, p, q in zip(c.a, c.b, c.diff, c.ci_low, c.ci_high, c.simultaneous_low,
+                                              c.simultaneous_high, c.p, c.p_adjusted)
     ]  # fmt: skip
 
 
@@ -324,7 +329,8 @@ TEST_TEXT = {
     "permutation": "the paired permutation test of the mean difference",
     "sign": "the sign test over tasks, which counts only who wins each task",
     "wilcoxon": "Wilcoxon's signed-rank test over tasks",
-    "bradley-terry": "the difference of Bradley-Terry ratings over its bootstrap standard deviation (a Wald test)",
+    "bradley-terry": "Bradley-Terry ratings; each pair's p-value is a Wald test of the difference of ratings over its "
+    "bootstrap standard deviation, reported beside the max-T decisions",
 }
 METHOD_TEXT = {
     "holm": "a pair is separated when its Holm-adjusted p-value is at most one minus the level",
