@@ -731,10 +731,7 @@ def _reports(args: Any) -> tuple[Any, str | None, str | None, str | None]:
     lower, costs = _check_options(args, scores)
     hib = pd.Series([t not in lower for t in scores.columns], index=scores.columns)
     report = _run(args, scores, hib, instances, costs, _quiet(args))
-    title = args.title or f"Audit of {Path(args.scores).name}"
-    html = report.to_html(title, book_url=args.book_url) if args.html else None
-    text = report.to_json() if args.json else None
-    return report, html, text, _table_text(args, report)
+    return _rendered(args, report)
 
 
 #: The options that shape a table's audit, by their ``dest``: a battle log has no tasks, rules or exact parts.
@@ -769,6 +766,11 @@ def _battle_reports(args: Any, log: pd.DataFrame) -> tuple[Any, str | None, str 
             report = audit_battles(log, n_boot=args.n_boot, level=args.level, seed=args.seed, progress=progress)
     except AuditInputError as err:  # one line per problem of the log, on one line
         raise InputError("; ".join(str(err).splitlines())) from None
+    return _rendered(args, report)
+
+
+def _rendered(args: Any, report: Any) -> tuple[Any, str | None, str | None, str | None]:
+    """The report and the texts of the files asked for: HTML, JSON and the ``--table`` file."""
     title = args.title or f"Audit of {Path(args.scores).name}"
     html = report.to_html(title, book_url=args.book_url) if args.html else None
     text = report.to_json() if args.json else None

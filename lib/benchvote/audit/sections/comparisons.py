@@ -285,12 +285,13 @@ def _battles(ratings: Any) -> Output:
     """The battle log's comparison: the Bradley-Terry fit of the ``battles`` section, every model, pairs of the top."""
     r = ratings.rank_sets()
     m = len(r.models)
-    fields = _fields(r, "battles", f"all {m} models of the battle log, on its {ratings.n_battles:,} battles", 0)
+    scope = f"all {m} models of the battle log, on its {ratings.n_battles:,} battles"
+    fields = _fields(r, "battles", scope, ratings.n_battles)
     top = set(fields["order"][:MAX_MODELS])
     if m > MAX_MODELS:
         fields["pairs"] = [p for p in fields["pairs"] if p["a"] in top and p["b"] in top]
         fields["scope"] += f" (the pairs listed are those of the top {MAX_MODELS}; the rank sets use every pair)"
-    fields.update(n_columns=ratings.n_battles, tasks={}, min_tasks=None, warning=None)
+    fields.update(tasks={}, min_tasks=None, warning=None)
     return Output(fields, {"comparisons": r})
 
 
