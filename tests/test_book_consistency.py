@@ -19,6 +19,7 @@ import yaml
 
 from benchvote.battles import WINNERS
 from benchvote.cli import TABLE_OPTIONS
+from benchvote.data import load_battles
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -354,6 +355,7 @@ def test_audit_options_page_says_which_options_a_battle_log_takes_and_every_winn
     every = {s for a in audit_parser()._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
     assert listed == every - table_only
     assert all(f"`{w}`" in section for w in WINNERS)
+    assert f"the {len(load_battles('mt_bench_human')):,} expert votes of the MT-Bench human judgments" in section
 
 
 def test_option_check_catches_a_missing_option_and_a_wrong_default():
