@@ -62,11 +62,12 @@ class TestCardinalRelaxation:
 
     def test_auto_keeps_the_better_of_an_unfinished_search_and_the_relaxation(self):
         s = random_cardinal(12, m=30, n=6)
-        options = dict(eps=0.01, time_limit=0.05, restarts=4, steps=30, polish_starts=4, seed=2)
+        options = dict(eps=0.01, work_limit=50, restarts=4, steps=30, polish_starts=4, seed=2)
         auto = cardinal_sensitivity(s, **options)
-        exact = cardinal_sensitivity_exact(s, eps=0.01, time_limit=0.05, seed=2)
+        exact = cardinal_sensitivity_exact(s, eps=0.01, work_limit=50, seed=2)
+        assert exact.stopped == "work_limit"  # the search is unfinished: the budget, not a clock, says so
         relaxed = cardinal_sensitivity(
-            s, method="relaxation", **{k: v for k, v in options.items() if k != "time_limit"}
+            s, method="relaxation", **{k: v for k, v in options.items() if k != "work_limit"}
         )
         assert auto.n_flipped >= max(relaxed.n_flipped, exact.n_flipped)  # the better one, recounted exactly
         assert auto.upper_bound is not None and auto.tau_distance <= auto.upper_bound
