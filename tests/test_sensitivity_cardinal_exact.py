@@ -70,6 +70,68 @@ class TestCardinalExact:
             assert all(r.optimal for r in runs)
             assert len({r.n_flipped for r in runs}) == 1 and len({r.upper_bound for r in runs}) == 1
 
+    def test_a_second_core_changes_nothing_and_paired_halving_changes_no_proof(self, monkeypatch):
+        # the two halvings of a level run on two cores or one: the same steps, so the same result to the bit;
+        # never pairing (another order of the search) proves the same maximum
+        import contextlib
+
+        from benchvote.sensitivity import cardinal_exact
+        from benchvote.sensitivity._problem import _cardinal_setup
+
+        prob = _cardinal_setup(random_cardinal(402, m=60, n=6), True, 0.01, "zscore", 1e-9)
+        halves = []
+        real_halves = cardinal_exact._two_halves
+        monkeypatch.setattr(cardinal_exact, "_two_halves", lambda boxes: halves.append(1) or real_halves(boxes))
+
+        def run():
+            return cardinal_exact._cardinal_boxes(prob, None, 0, time.perf_counter(), work_limit=10**6)
+
+        two = run()
+        assert halves, "no group was large enough to pair: the test would show nothing"
+        monkeypatch.setattr(cardinal_exact, "_second_core", contextlib.nullcontext)
+        one = run()
+        monkeypatch.setattr(cardinal_exact, "PAIRED_HALVING", 10**12)
+        unpaired = run()
+        assert two.optimal and one.optimal and unpaired.optimal
+        assert (two.n_flipped, two.work, two.upper_bound) == (one.n_flipped, one.work, one.upper_bound)
+        assert np.array_equal(np.asarray(two.weights), np.asarray(one.weights))
+        assert unpaired.n_flipped == two.n_flipped
+
+    def test_the_cutting_planes_reach_the_margin_of_the_whole_program(self, monkeypatch):
+        # _widest_margin solves with a few conditions at a time; its weights must keep every reversal
+        # as far from its hyperplane as the linear program over all of them does.  Started from the
+        # search's weights and from the box's lowest corner (where the nearest conditions are the wrong ones)
+        from scipy.optimize import linprog
+
+        from benchvote.sensitivity import cardinal_exact
+        from benchvote.sensitivity._problem import _cardinal_setup
+
+        rounds = []
+        monkeypatch.setattr(cardinal_exact, "linprog", lambda *a, **k: rounds.append(1) or linprog(*a, **k))
+        several = 0
+        for seed in range(4):
+            s = random_cardinal(500 + seed, m=50, n=5)
+            prob = _cardinal_setup(s, True, 0.01, "none", 1e-9)
+            found = np.asarray(cardinal_sensitivity_exact(s, eps=0.01).weights)
+            chosen = prob.d[prob.d @ found < -prob.slack]
+            rows = chosen / prob.factors
+            rows = rows / np.abs(rows).max(axis=1, keepdims=True)
+            n = rows.shape[1]
+            full = linprog(
+                np.r_[np.zeros(n), -1.0],
+                A_ub=np.hstack([rows, np.ones((len(rows), 1))]),
+                b_ub=np.zeros(len(rows)),
+                bounds=list(zip(prob.lo * prob.factors, prob.hi * prob.factors)) + [(None, 1e6)],
+                method="highs",
+            )
+            for start in (found, prob.lo.copy()):
+                rounds.clear()
+                wide = cardinal_exact._widest_margin(prob, chosen, start)
+                several += len(rounds) > 1
+                reached = -(rows @ (wide * prob.factors)).max()
+                assert reached >= -full.fun * (1 - 1e-7), (seed, reached, -full.fun)
+        assert several, "every program was solved in one round: the cutting planes were never tested"
+
     @pytest.mark.parametrize("normalize", ["none", "zscore"])
     def test_box_search_and_milp_agree_on_larger_instances(self, normalize):
         for seed in range(8):

@@ -136,6 +136,30 @@ class TestCoordinatePolish:
         for t in range(n):
             assert self.brute_line_best(d, a, t, lo, hi) <= best
 
+    @settings(max_examples=200, deadline=None, derandomize=True)
+    @given(seed=st.integers(0, 10_000), n_up=st.integers(0, 30), n_down=st.integers(0, 30), ties=st.booleans())
+    def test_one_line_search_takes_the_first_best_of_the_documented_candidates(self, seed, n_up, n_down, ties):
+        """The merged scan of ``_best_cut`` against counting every candidate directly, in the documented order.
+
+        Candidates: both ends, then the middle of every gap between distinct cuts, increasing; ties and
+        neighbouring floats (whose middle rounds onto one of them) are drawn on purpose.
+        """
+        from benchvote.sensitivity._problem import _best_cut
+
+        rng = np.random.default_rng(seed)
+        low, high = 0.25, 4.0
+        draw = rng.choice(np.round(rng.uniform(low, high, 6), 1) if ties else rng.uniform(low, high, 60), 60)
+        near = np.nextafter(draw, np.inf)  # neighbours of drawn values
+        pool = np.r_[draw, near][(np.r_[draw, near] > low) & (np.r_[draw, near] < high)]
+        up = np.sort(rng.choice(pool, n_up)) if len(pool) else np.empty(0)
+        down = np.sort(rng.choice(pool, n_down)) if len(pool) else np.empty(0)
+        fixed = int(rng.integers(0, 5))
+        cuts = np.unique(np.r_[low, high, up, down])
+        candidates = [low, high] + [(x + y) / 2 for x, y in zip(cuts[:-1], cuts[1:])]
+        counts = [fixed + int((up > x).sum()) + int((down < x).sum()) for x in candidates]
+        first = int(np.argmax(counts))
+        assert _best_cut(up, down, low, high, fixed) == (counts[first], candidates[first])
+
     def test_the_work_budget_stops_it_and_the_seed_decides_the_order(self):
         from benchvote.sensitivity._problem import _coordinate_polish
 

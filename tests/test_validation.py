@@ -567,3 +567,18 @@ def test_one_measure_may_hand_its_validated_table_to_another():
     probe = _probe()
     table = probe(pd.DataFrame({"x": [1.0, 3.0]}, index=["a", "b"]), [False])[0]
     assert mean_score(table, [True]).tolist() == [1.0, 3.0]
+
+
+def test_a_handed_table_keeps_its_checked_labels_and_meets_the_next_contract_again():
+    # the labels were checked once (no frame is rebuilt); the next measure's own limits still apply
+    from benchvote import mean_score
+
+    probe = _probe()
+    table = probe(pd.DataFrame({"x": [1.0, np.nan], "y": [2.0, 4.0]}, index=["a", "b"]), nan_policy="omit")[0]
+    again = probe(table, nan_policy="omit")[0]
+    assert again.values is table.values and again.models == ["a", "b"] and again.labelled
+    with pytest.raises(ValueError, match=r"1 missing value \(NaN\) at \(b, x\)"):
+        probe(table)  # "raise": the same message as for the frame itself
+    with pytest.raises(ValueError, match="at least 3 models"):
+        bv._validation.as_score_matrix(table, allow_nan=True, min_models=3)
+    assert mean_score(table, nan_policy="omit").tolist() == [1.5, 4.0]

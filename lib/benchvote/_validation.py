@@ -119,7 +119,9 @@ def as_score_matrix(
     if scores is None:
         raise TypeError(f"{name} must be a models x tasks table (array or DataFrame), got None")
     labelled = isinstance(scores, pd.DataFrame)
-    if labelled:
+    if isinstance(scores, ScoreMatrix):  # validated by the measure that hands it on: its labels are checked
+        values, models, tasks, labelled = scores.values, scores.models, scores.tasks, scores.labelled
+    elif labelled:
         frame = scores
         check_frame(frame, name, ("model", "task"))
         models = list(frame.index)
@@ -552,8 +554,6 @@ def measure(
             bound.apply_defaults()
             options = bound.arguments
             scores, higher_is_better = split_table(options["scores"], options["higher_is_better"])
-            if isinstance(scores, Table):  # one measure handing its validated table to another
-                scores = scores.as_input()
             policy = "omit"
             if "nan_policy" in options:
                 policy = options["nan_policy"] = check_nan_policy(options["nan_policy"], nan_choices)

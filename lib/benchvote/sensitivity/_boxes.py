@@ -96,24 +96,29 @@ def _values(dk: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, floa
 
 
 @njit(cache=True, nogil=True)
-def _split_weight(pk, start, stop, absd, lo, hi, sample):
-    """The weight whose halving narrows the undecided pairs most: argmax_t width_t * sum_k |d_kt|.
+def _split_weight(pk, low, start, stop, absd, s, lo, hi, sample):
+    """The weight to halve: the one whose halving leaves the most undecided pairs out of a half.
 
-    The sum runs over at most about ``sample`` of the box's undecided pairs, evenly spaced.
+    Halving weight t at its midpoint raises ``low_k`` by ``|d_kt| w_t / 2`` in one half (the left when
+    ``d_kt < 0``), so pair k leaves that half's bound when ``low_k + |d_kt| w_t / 2 >= s_k``.  Counted on
+    at most about ``sample`` of the box's undecided pairs, evenly spaced; ties go to the largest
+    ``w_t * sum_k |d_kt|`` (how far the pairs' ranges narrow), then to the first weight.
     """
     n = lo.shape[0]
-    acc = np.zeros(n)
-    step = max(1, (stop - start) // sample)
+    out = np.zeros(n, np.int64)
+    narrow = np.zeros(n)
+    width = hi - lo
+    step = max(1, -(-(stop - start) // sample))
     for q in range(start, stop, step):
         k = pk[q]
+        need = 2.0 * (s[k] - low[q])
         for t in range(n):
-            acc[t] += absd[k, t]
+            shift = absd[k, t] * width[t]
+            narrow[t] += shift
+            out[t] += 1 if shift >= need else 0
     best_t = 0
-    best_w = -1.0
-    for t in range(n):
-        w = acc[t] * (hi[t] - lo[t])
-        if w > best_w:
-            best_w = w
+    for t in range(1, n):
+        if out[t] > out[best_t] or (out[t] == out[best_t] and narrow[t] > narrow[best_t]):
             best_t = t
     return best_t
 
@@ -160,7 +165,7 @@ def evaluate_boxes(d, absd, s, box_lo, box_hi, base, idx, sample):
         bound[b] = base[b] + reach
         new_base[b] = base[b] + sure
         centre[b] = base[b] + cen
-        split[b] = _split_weight(pk, off[b], pos, absd, lo_b, hi_b, sample)
+        split[b] = _split_weight(pk, low, off[b], pos, absd, s, lo_b, hi_b, sample)
     return bound, new_base, centre, split, off, pk[:pos], low[:pos], high[:pos]
 
 
@@ -275,7 +280,7 @@ def halve_boxes(d, d_cols, absd, s, box_lo, box_hi, base, bound, split, updates,
             c_bound[kept] = bnd
             c_cen[kept] = base[b] + (c_l if side == 0 else c_r)
             c_upd[kept] = upd
-            c_split[kept] = _split_weight(c_pk, pos, pos + u, absd, c_lo[kept], c_hi[kept], sample)
+            c_split[kept] = _split_weight(c_pk, c_low, pos, pos + u, absd, s, c_lo[kept], c_hi[kept], sample)
             pos += u
             kept += 1
             c_off[kept] = pos

@@ -515,6 +515,45 @@ def _count_up_to(sorted_values: np.ndarray, x: float, inclusive: bool) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _best_cut(up, down, low, high, fixed):  # pragma: no cover - compiled
+    """The best value of one weight on ``[low, high]`` and its count, from the sorted inner thresholds.
+
+    A pair of ``up`` is reversed below its threshold, one of ``down`` above it.  Candidates in order: ``low``,
+    ``high``, then the middle of every gap between consecutive distinct values of ``low``, the thresholds and
+    ``high``, increasing; the first best wins.  One merge of the two sorted lists counts every gap; a middle
+    that rounds onto a threshold (two neighbouring floats) is counted by binary search.
+    """
+    n_up, n_down = up.shape[0], down.shape[0]
+    best_here = fixed + n_up - _count_up_to(up, low, True) + _count_up_to(down, low, False)
+    best_at = low
+    count = fixed + n_up - _count_up_to(up, high, True) + _count_up_to(down, high, False)
+    if count > best_here:
+        best_here, best_at = count, high
+    iu, idn, prev = 0, 0, low  # thresholds of up, down at most prev
+    while True:
+        nxt = high
+        if iu < n_up and up[iu] < nxt:
+            nxt = up[iu]
+        if idn < n_down and down[idn] < nxt:
+            nxt = down[idn]
+        if nxt > prev:  # a gap (prev, nxt): up to prev done, nothing of either list inside it
+            x = (prev + nxt) / 2
+            if prev < x < nxt:
+                count = fixed + (n_up - iu) + idn
+            else:
+                count = fixed + n_up - _count_up_to(up, x, True) + _count_up_to(down, x, False)
+            if count > best_here:
+                best_here, best_at = count, x
+        if nxt >= high:
+            return best_here, best_at
+        while iu < n_up and up[iu] == nxt:
+            iu += 1
+        while idn < n_down and down[idn] == nxt:
+            idn += 1
+        prev = nxt
+
+
+@njit(cache=True, nogil=True)
 def _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps):  # pragma: no cover - compiled
     """One sweep of :func:`_coordinate_polish` over the tasks in ``order``; updates ``a`` and ``g = d a`` in place.
 
@@ -555,20 +594,7 @@ def _polish_sweep(d_by_task, a, g, lo, hi, order, best, steps, max_steps):  # pr
                     n_down += 1
         up = np.sort(above[:n_up])
         down = np.sort(below[:n_down])
-        cuts = np.sort(np.concatenate((np.array([low, high]), up, down)))
-        best_here, best_at = -1, low
-        for c in range(cuts.shape[0] + 1):
-            if c == 0:
-                x = low
-            elif c == 1:
-                x = high
-            elif cuts[c - 1] != cuts[c - 2]:
-                x = (cuts[c - 2] + cuts[c - 1]) / 2
-            else:
-                continue
-            count = fixed + (n_up - _count_up_to(up, x, True)) + _count_up_to(down, x, False)
-            if count > best_here:
-                best_here, best_at = count, x
+        best_here, best_at = _best_cut(up, down, low, high, fixed)
         if best_here > best:
             for k in range(m):
                 g[k] = (g[k] - col[k] * at) + col[k] * best_at

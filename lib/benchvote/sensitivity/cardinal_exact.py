@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import heapq
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -314,13 +317,25 @@ def _milp_options(time_limit: float | None, work_limit: int | None, t0: float) -
     return options
 
 
+#: Undecided pairs (summed over its boxes) from which a group alone on a level of the box search is
+#: halved as two groups, so that a second core can take one (the same steps on one core).
+PAIRED_HALVING = 4_000
+
+#: Seeded random starts of the box search's first coordinate search: with and without the caller's weights.
+INCUMBENT_STARTS = (4, 8)
+
+#: Conditions per round of :func:`_widest_margin`'s cutting planes.
+MARGIN_ROWS = 64
+
+
 def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.ndarray:
     """Weights in the box that satisfy every condition of ``d`` with the widest margin.
 
-    Maximise t subject to d_k . a + t <= 0 (a in the box).  The solution keeps
-    every chosen reversal away from rounding; it is used only when it is at
-    least as good as ``a`` by the robust count (otherwise, or with no pairs,
-    ``a`` is returned unchanged).
+    Maximise t subject to d_k . a + t <= 0 (a in the box), by cutting planes: the
+    :data:`MARGIN_ROWS` conditions nearest to binding at ``a`` first, then, round by round, those the
+    last solution violates most, until it violates none (then it is optimal for all of them).  The
+    solution keeps every chosen reversal away from rounding; it is used only when it is at least as
+    good as ``a`` by the robust count (otherwise, or with no pairs, ``a`` is returned unchanged).
     """
     if len(d) == 0:
         return a
@@ -328,16 +343,26 @@ def _widest_margin(prob: _CardinalProblem, d: np.ndarray, a: np.ndarray) -> np.n
     f = prob.factors  # solve in b = f a, each row on its own scale
     d = d / f
     d = d / np.abs(d).max(axis=1, keepdims=True)
-    with quiet_solver_output():
-        lp = linprog(
-            np.r_[np.zeros(n), -1.0],
-            A_ub=np.hstack([d, np.ones((len(d), 1))]),
-            b_ub=np.zeros(len(d)),
-            bounds=list(zip(prob.lo * f, prob.hi * f)) + [(None, 1e6)],
-            method="highs",
-        )
-    if lp.status != 0 or -lp.fun <= 0:
-        return a
+    rows = np.argsort(-(d @ (a * f)), kind="stable")[:MARGIN_ROWS]
+    bounds = list(zip(prob.lo * f, prob.hi * f)) + [(None, 1e6)]
+    while True:
+        with quiet_solver_output():
+            lp = linprog(
+                np.r_[np.zeros(n), -1.0],
+                A_ub=np.hstack([d[rows], np.ones((len(rows), 1))]),
+                b_ub=np.zeros(len(rows)),
+                bounds=bounds,
+                method="highs",
+            )
+        if lp.status != 0 or -lp.fun <= 0:
+            return a
+        excess = d @ lp.x[:n] + lp.x[n]
+        excess[rows] = 0.0
+        worst = np.argsort(-excess, kind="stable")[:MARGIN_ROWS]
+        worst = worst[excess[worst] > 1e-12]
+        if len(worst) == 0:
+            break
+        rows = np.concatenate([rows, worst])
     wide = np.clip(lp.x[:n] / f, prob.lo, prob.hi)
     return wide if prob.robust_count(wide) >= prob.robust_count(a) else a
 
@@ -367,9 +392,10 @@ def _cardinal_boxes(
 
     **Lists and halving.**  Every box keeps the pairs still undecided in it
     (neither reversed everywhere, counted in its ``base``, nor nowhere) with
-    their ``low`` and ``high``.  It is halved along the weight whose width
-    loosens the bound most (judged on about ``sample`` of its undecided
-    pairs, evenly spaced), at the midpoint, and the children's values follow
+    their ``low`` and ``high``.  It is halved at the midpoint of the weight whose
+    halving leaves the most of its undecided pairs out of a half (judged on at
+    most ``sample`` of them, evenly spaced; ties to the weight that narrows their
+    ranges most), and the children's values follow
     from the parent's with one product per pair (the compiled kernels of
     :mod:`._boxes`, whose margins also cover the rounding of these updates).
     Deep in the tree a box carries the few pairs whose hyperplanes still cut
@@ -382,6 +408,10 @@ def _cardinal_boxes(
     is left goes back on the heap.  Searching where the centres are good finds
     the optimum early, after which every box whose bound does not beat it is
     discarded; small groups keep each level's lists in the processor's cache.
+    Each level halves the top two groups of the stack (a group alone, with at
+    least :data:`PAIRED_HALVING` undecided pairs, as two halves), both against
+    the same incumbent: on two cores when the machine has them, in the same
+    steps and with the same result either way.
     When time runs out, the largest bound among the open groups is a
     certified upper bound.  A box too narrow to halve in floating
     point stays open: its bound then enters the upper bound and the search
@@ -411,17 +441,18 @@ def _cardinal_boxes(
     heap: list[tuple[Any, ...]] = [(-int(centres.max()), -int(bound.max()), 0, faces)]
     tick = 1
     stopped = ""
-    while heap:
-        stopped = search.out_of_budget()
-        if stopped:
-            break
-        _, neg_top, _, boxes = heapq.heappop(heap)
-        if -neg_top <= search.best:
-            continue
-        for top, cen, left_open in search.dive(boxes, -neg_top, dive, group, sample):
-            if top > search.best:
-                heapq.heappush(heap, (-cen, -top, tick, left_open))
-                tick += 1
+    with _second_core() as search.pool:
+        while heap:
+            stopped = search.out_of_budget()
+            if stopped:
+                break
+            _, neg_top, _, boxes = heapq.heappop(heap)
+            if -neg_top <= search.best:
+                continue
+            for top, cen, left_open in search.dive(boxes, -neg_top, dive, group, sample):
+                if top > search.best:
+                    heapq.heappush(heap, (-cen, -top, tick, left_open))
+                    tick += 1
     upper = max([search.best] + [-entry[1] for entry in heap])
     if search.stuck > search.best:
         upper = max(upper, search.stuck)
@@ -435,6 +466,15 @@ def _cardinal_boxes(
         stopped=stopped,
         work=search.work,
     )
+
+
+def _second_core() -> contextlib.AbstractContextManager[ThreadPoolExecutor | None]:
+    """A one-thread pool for the box search's second halving of a level, on a machine with two cores or more.
+
+    Made for one search and shut down after it (a pool that outlived a search would not survive a fork).
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return ThreadPoolExecutor(max_workers=1) if cores > 1 else contextlib.nullcontext()
 
 
 class _BoxSearch:
@@ -458,6 +498,7 @@ class _BoxSearch:
         self.time_limit, self.work_limit, self.t0 = time_limit, work_limit, t0
         self.best_a, self.best = prob.hi.copy(), prob.robust_count(prob.hi)
         self.work = 0  # boxes evaluated: the deterministic budget
+        self.pool: ThreadPoolExecutor | None = None  # a second core for the second group of a level
         self.stuck = -1  # the largest bound of a box too narrow to halve
 
     def polished(self, a0: np.ndarray) -> tuple[np.ndarray, int]:
@@ -469,7 +510,7 @@ class _BoxSearch:
         """The caller's weights, and an exact coordinate search from a few seeded random starts."""
         lo, hi = self.prob.lo, self.prob.hi
         starts = [] if incumbent is None else [np.clip(np.asarray(incumbent, dtype=float), lo, hi)]
-        starts += [np.exp(self.rng.uniform(np.log(lo), np.log(hi))) for _ in range(4 if incumbent is not None else 8)]
+        starts += [np.exp(self.rng.uniform(np.log(lo), np.log(hi))) for _ in range(INCUMBENT_STARTS[incumbent is None])]
         for a0 in starts:
             a, count = self.polished(a0)
             if count > self.best:
@@ -497,25 +538,55 @@ class _BoxSearch:
         return ""
 
     def dive(self, boxes: tuple, top: int, dive: int, group: int, sample: int) -> list[tuple[int, int, tuple]]:
-        """Search a group depth first for ``dive`` levels; the groups left open, as (bound, centre count, boxes)."""
+        """Search a group depth first for ``dive`` levels; the groups left open, as (bound, centre count, boxes).
 
+        Each level halves the top two groups of the stack that may beat the incumbent, both against the
+        same incumbent, then tries their centres in order: the same steps whether the two halvings run
+        on one core or, with ``self.pool``, on two (the compiled kernel releases the GIL).
+        """
         stack = [(top, 0, boxes)]
         for _ in range(dive):
             if not stack or self.out_of_budget():
                 break
-            top, _, boxes = stack.pop()
-            if top <= self.best:
-                continue
-            box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
-            children = halve_boxes(
-                self.d, self.d_cols, self.d_abs, self.margin, box_lo, box_hi, base, bound, split, updates, off, pk,
-                low, high, self.best, sample,
-            )  # fmt: skip
-            self.stuck = max(self.stuck, int(children[-1]))
-            self.work += len(children[0])
-            self.try_centres(children[4], children[0], children[1])
-            stack += _groups(children, group)
+            batch: list[tuple] = []
+            while stack and len(batch) < 2:
+                top, _, boxes = stack.pop()
+                if top > self.best:
+                    batch.append(boxes)
+            if len(batch) == 1 and batch[0][6][-1] >= PAIRED_HALVING:
+                batch = _two_halves(batch[0])
+            halved = self.halve(batch, sample)
+            for children in halved:
+                self.stuck = max(self.stuck, int(children[-1]))
+                self.work += len(children[0])
+                self.try_centres(children[4], children[0], children[1])
+            for children in reversed(halved):  # the first group's children on top
+                stack += _groups(children, group)
         return stack
+
+    def halve(self, batch: list[tuple], sample: int) -> list[tuple]:
+        """:func:`halve_boxes` of every group of ``batch`` against the incumbent, the second on the pool if any."""
+        best = self.best
+        calls = [
+            (self.d, self.d_cols, self.d_abs, self.margin, *boxes[:8], boxes[8], boxes[9], best, sample)
+            for boxes in batch
+        ]
+        if self.pool is not None and len(calls) == 2:
+            other = self.pool.submit(halve_boxes, *calls[1])
+            return [halve_boxes(*calls[0]), other.result()]
+        return [halve_boxes(*call) for call in calls]
+
+
+def _two_halves(boxes: tuple) -> list[tuple]:
+    """A group of boxes as two groups: its first half of boxes (rounded up) and the rest."""
+    box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
+    cut = (len(box_lo) + 1) // 2
+    if cut == len(box_lo):
+        return [boxes]
+    mid = off[cut]
+    first = (box_lo[:cut], box_hi[:cut], base[:cut], bound[:cut], split[:cut], updates[:cut], off[: cut + 1])
+    rest = (box_lo[cut:], box_hi[cut:], base[cut:], bound[cut:], split[cut:], updates[cut:], off[cut:] - mid)
+    return [(*first, pk[:mid], low[:mid], high[:mid]), (*rest, pk[mid:], low[mid:], high[mid:])]
 
 
 def _groups(children: tuple, group: int) -> list[tuple[int, int, tuple]]:

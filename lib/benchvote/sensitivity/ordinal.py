@@ -111,20 +111,23 @@ class OrdinalSensitivity:
 
 @measure(allow_nan=True)
 def _ordinal_setup(scores, higher_is_better, protected):
-    mat, scores = scores, scores.frame()
+    mat = scores
     if protected is None:
-        protected = default_protected(scores, higher_is_better)
-    protected = as_label_list(protected, "protected", scores.index)
+        protected = default_protected(mat, higher_is_better)
+    protected = as_label_list(protected, "protected", mat.models)
     if len(protected) < 2:
         raise ValueError(f"the protected set needs at least 2 models, got {len(protected)}")
-    pool = [x for x in scores.index if x not in set(protected)]
+    chosen = set(protected)
+    pool = [x for x in mat.models if x not in chosen]
     if not pool:
         raise ValueError("every model is protected: there is nothing to add")
-    block = mat.values[scores.index.get_indexer(protected)]
+    row = {x: i for i, x in enumerate(mat.models)}
+    block = mat.values[[row[x] for x in protected]]
     if np.array_equal(block, np.broadcast_to(block[0], block.shape), equal_nan=True):
         # identical protected rows (same scores, same missing cells) tie with each other in every field:
-        # no added set can order them, so the answer is 0 without computing any margin
-        return scores, protected, pool, None
+        # no added set can order them, so the answer is 0 without computing any margin (nor a frame)
+        return None, protected, pool, None
+    scores = mat.frame()
     fm = field_margins(scores, higher_is_better, protected=protected, pool=pool)
     return scores, protected, pool, fm
 
@@ -132,15 +135,15 @@ def _ordinal_setup(scores, higher_is_better, protected):
 def _all_tied(protected, pool, method, t0):
     """The result when the protected models are identical: nothing is ordered, so nothing can be reversed (proven)."""
     p = len(protected)
-    ties = np.full(p, (p + 1) / 2.0)
+    ties, models = np.full(p, (p + 1) / 2.0), pd.Index(protected)
     return OrdinalSensitivity(
         tau_distance=0.0,
         mrc=max_rank_change(ties, ties),
         n_flipped=0,
         added=(),
         protected=protected,
-        ranking_before=pd.Series(ties, index=pd.Index(protected), name="before"),
-        ranking_after=pd.Series(ties.copy(), index=pd.Index(protected), name="after"),
+        ranking_before=pd.Series(ties, index=models, name="before"),
+        ranking_after=pd.Series(ties.copy(), index=models, name="after"),
         method=method,
         upper_bound=0.0,
         optimal=True,
