@@ -20,7 +20,9 @@ like, the table also scores benchbench's own solution (its weights or added
 models) with benchvote's definition ("tau benchbench (strict)").
 
 Both sides run here, in the same process, one board after the other, on the
-same machine state: no timing is cached.  benchbench takes several minutes on
+same machine state: no timing is cached.  Where benchbench takes under
+``REPEAT_BELOW`` seconds, each side is timed three times, interleaved, and
+"s ours" and "s benchbench" are the medians.  benchbench takes several minutes on
 MMLU and BIG-Bench Hard; ``--quick`` leaves those two out (benchbench takes
 under a minute on every other board).  Before any timing, each side's timed
 functions run once on a small random table (imports, torch's kernels): up to
@@ -28,6 +30,10 @@ the run at 2a7e4a4 only benchvote was warmed, so benchbench's first board
 (GLUE) carried its one-off cost of about 1.3 s and its ratio was overstated.
 On our side the warm-up also loads the box search's numba kernels from
 numba's disk cache (or compiles them, a few seconds, on a fresh install).
+
+Cores: benchbench's optimisers run on torch's default threads (two here); benchvote's
+relaxations run on one torch thread, and its box search halves two groups of boxes a level
+on a second thread when the machine has two cores (the same steps and result on one).
 
 What is timed for benchvote is the default entry point a user calls:
 ``cardinal_sensitivity(values, eps=0.01, normalize="zscore")`` (``method="auto"``:
@@ -55,6 +61,9 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+#: Boards where benchbench takes less (seconds) are timed three times on each side, interleaved: the machine's
+#: speed drifts by tens of percent within a minute here, so one timing of a 0.1-s call says little.
+REPEAT_BELOW = 5.0
 #: benchbench takes minutes on these (235 s and 311 s on a 2-core machine): left out by --quick
 SLOW_FOR_BENCHBENCH = ("MMLU", "BigBenchHard")
 
@@ -128,8 +137,11 @@ def run_benchbench(name: str, kind: str, frame, cols):
     return float(tau), float(mrc), seconds, ours_formula
 
 
-def run_ours(name: str, kind: str, frame, cols, bound_limit: float):
-    """benchvote's default entry point (timed), then the exact solver with a time limit (proof or certified bound)."""
+def run_ours(name: str, kind: str, frame, cols, bound_limit: float, timing_only: bool = False):
+    """benchvote's default entry point (timed), then the exact solver with a time limit (proof or certified bound).
+
+    ``timing_only``: the seconds of the default entry point alone (a repeated timing).
+    """
     from benchvote.sensitivity import (
         cardinal_sensitivity,
         cardinal_sensitivity_exact,
@@ -144,6 +156,8 @@ def run_ours(name: str, kind: str, frame, cols, bound_limit: float):
         t = time.perf_counter()
         r = cardinal_sensitivity(values, eps=0.01, normalize="zscore")
         seconds = time.perf_counter() - t
+        if timing_only:
+            return {"seconds": seconds}
         if r.optimal:
             exact = r
         else:
@@ -163,6 +177,8 @@ def run_ours(name: str, kind: str, frame, cols, bound_limit: float):
     t = time.perf_counter()
     r = ordinal_sensitivity(values, protected=protected)
     seconds = time.perf_counter() - t
+    if timing_only:
+        return {"seconds": seconds}
     t = time.perf_counter()
     exact = ordinal_sensitivity_exact(values, protected=protected, time_limit=bound_limit)
     return {
@@ -229,6 +245,13 @@ def main(quick: bool = False, bound_limit: float = 60.0) -> int:
         frame, cols, dropped = benchbench_data(name, kind)
         bb = run_benchbench(name, kind, frame, cols)
         ours = run_ours(name, kind, frame, cols, bound_limit)
+        if bb[2] < REPEAT_BELOW:  # two more timings of each side, interleaved; the medians are compared
+            theirs, mine = [bb[2]], [ours["seconds"]]
+            for _ in range(2):
+                theirs.append(run_benchbench(name, kind, frame, cols)[2])
+                mine.append(run_ours(name, kind, frame, cols, bound_limit, timing_only=True)["seconds"])
+            bb = (bb[0], bb[1], float(np.median(theirs)), bb[3])
+            ours["seconds"] = float(np.median(mine))
         rows.append(
             {
                 "leaderboard": name,
