@@ -71,31 +71,66 @@ class TestCardinalExact:
             assert len({r.n_flipped for r in runs}) == 1 and len({r.upper_bound for r in runs}) == 1
 
     def test_a_second_core_changes_nothing_and_paired_halving_changes_no_proof(self, monkeypatch):
-        # the two halvings of a level run on two cores or one: the same steps, so the same result to the bit;
+        # the two halvings of a level run on a second thread or on the caller's: the same steps (the same trace of
+        # centres tried, in the same order), so the same result to the bit, also when a work budget stops the search;
         # never pairing (another order of the search) proves the same maximum
         import contextlib
+        from concurrent.futures import ThreadPoolExecutor
 
         from benchvote.sensitivity import cardinal_exact
         from benchvote.sensitivity._problem import _cardinal_setup
 
-        prob = _cardinal_setup(random_cardinal(402, m=60, n=6), True, 0.01, "zscore", 1e-9)
-        halves = []
-        real_halves = cardinal_exact._two_halves
+        halves, trace = [], []
+        real_halves, real_try = cardinal_exact._two_halves, cardinal_exact._BoxSearch.try_centres
         monkeypatch.setattr(cardinal_exact, "_two_halves", lambda boxes: halves.append(1) or real_halves(boxes))
 
-        def run():
-            return cardinal_exact._cardinal_boxes(prob, None, 0, time.perf_counter(), work_limit=10**6)
+        def traced(search, counts, box_lo, box_hi):
+            trace.append((len(counts), int(counts.max()) if len(counts) else -1, search.best))
+            return real_try(search, counts, box_lo, box_hi)
 
-        two = run()
+        monkeypatch.setattr(cardinal_exact._BoxSearch, "try_centres", traced)
+
+        def run(prob, pool, work):
+            monkeypatch.setattr(cardinal_exact, "_second_core", pool)
+            trace.clear()
+            r = cardinal_exact._cardinal_boxes(prob, None, 0, time.perf_counter(), work_limit=work)
+            return r, list(trace)
+
+        # 60 x 6 proven (its centres raise the incumbent from 422 to 431 on the way); 40 x 14 stopped by its budget
+        for (m, n, seed), works in (((60, 6, 2), (300, 600, 10**6)), ((40, 14, 17), (300, 3_000))):
+            prob = _cardinal_setup(random_cardinal(seed, m=m, n=n), True, 0.01, "zscore", 1e-9)
+            for work in works:
+                (two, two_trace), (one, one_trace) = (
+                    run(prob, lambda: ThreadPoolExecutor(max_workers=1), work),  # a second thread, whatever the cores
+                    run(prob, contextlib.nullcontext, work),
+                )
+                assert two_trace == one_trace
+                assert (two.n_flipped, two.work, two.upper_bound, two.stopped) == (
+                    one.n_flipped, one.work, one.upper_bound, one.stopped
+                )  # fmt: skip
+                assert np.array_equal(np.asarray(two.weights), np.asarray(one.weights))
         assert halves, "no group was large enough to pair: the test would show nothing"
-        monkeypatch.setattr(cardinal_exact, "_second_core", contextlib.nullcontext)
-        one = run()
+        prob = _cardinal_setup(random_cardinal(402, m=60, n=6), True, 0.01, "zscore", 1e-9)
+        paired = run(prob, contextlib.nullcontext, 10**6)[0]
         monkeypatch.setattr(cardinal_exact, "PAIRED_HALVING", 10**12)
-        unpaired = run()
-        assert two.optimal and one.optimal and unpaired.optimal
-        assert (two.n_flipped, two.work, two.upper_bound) == (one.n_flipped, one.work, one.upper_bound)
-        assert np.array_equal(np.asarray(two.weights), np.asarray(one.weights))
-        assert unpaired.n_flipped == two.n_flipped
+        unpaired = run(prob, contextlib.nullcontext, 10**6)[0]
+        assert paired.optimal and unpaired.optimal and unpaired.n_flipped == paired.n_flipped
+
+    def test_one_box_search_thread_when_asked_or_when_the_process_has_one_core(self, monkeypatch):
+        import contextlib
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        from benchvote.sensitivity import cardinal_exact
+
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+        with cardinal_exact._second_core() as pool:
+            assert isinstance(pool, ThreadPoolExecutor)
+        monkeypatch.setattr(cardinal_exact, "BOX_SEARCH_THREADS", 1)
+        assert isinstance(cardinal_exact._second_core(), contextlib.nullcontext)
+        monkeypatch.setattr(cardinal_exact, "BOX_SEARCH_THREADS", 2)
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+        assert isinstance(cardinal_exact._second_core(), contextlib.nullcontext)
 
     def test_the_cutting_planes_reach_the_margin_of_the_whole_program(self, monkeypatch):
         # _widest_margin solves with a few conditions at a time; its weights must keep every reversal

@@ -101,7 +101,7 @@ def _split_weight(pk, low, start, stop, absd, s, lo, hi, sample):
 
     Halving weight t at its midpoint raises ``low_k`` by ``|d_kt| w_t / 2`` in one half (the left when
     ``d_kt < 0``), so pair k leaves that half's bound when ``low_k + |d_kt| w_t / 2 >= s_k``.  Counted on
-    at most about ``sample`` of the box's undecided pairs, evenly spaced; ties go to the largest
+    at most ``sample`` of the box's undecided pairs, evenly spaced; ties go to the largest
     ``w_t * sum_k |d_kt|`` (how far the pairs' ranges narrow), then to the first weight.
     """
     n = lo.shape[0]
