@@ -70,7 +70,7 @@ def subset_agreement(
         raise TypeError(f"sizes must be a list of subset sizes, got {sizes!r}")
     sizes = [check_number(k, "sizes", low=1, integer=True) for k in sizes]
     # missing cells are allowed on the ordinal kind only: the cardinal kind validates the table again without them
-    mat = scores if kind == "ordinal" else as_score_matrix(scores.as_input(), allow_nan=False)
+    mat = scores if kind == "ordinal" else as_score_matrix(scores, allow_nan=False)
     direction = scores.direction
     n = mat.shape[1]
 

@@ -563,7 +563,7 @@ class _BoxSearch:
                 top, _, boxes = stack.pop()
                 if top > self.best:
                     batch.append(boxes)
-            if len(batch) == 1 and batch[0][6][-1] >= PAIRED_HALVING:
+            if len(batch) == 1 and batch[0][6][-1] >= PAIRED_HALVING:  # its undecided pairs: the last offset
                 batch = _two_halves(batch[0])
             halved = self.halve(batch, sample)
             for children in halved:
@@ -577,48 +577,39 @@ class _BoxSearch:
     def halve(self, batch: list[tuple], sample: int) -> list[tuple]:
         """:func:`halve_boxes` of every group of ``batch`` against the incumbent, the second on the pool if any."""
         best = self.best
-        calls = [
-            (self.d, self.d_cols, self.d_abs, self.margin, *boxes[:8], boxes[8], boxes[9], best, sample)
-            for boxes in batch
-        ]
+        calls = [(self.d, self.d_cols, self.d_abs, self.margin, *boxes, best, sample) for boxes in batch]
         if self.pool is not None and len(calls) == 2:
             other = self.pool.submit(halve_boxes, *calls[1])
             return [halve_boxes(*calls[0]), other.result()]
         return [halve_boxes(*call) for call in calls]
 
 
+def _part(boxes: tuple, start: int, stop: int) -> tuple:
+    """Boxes ``start`` to ``stop`` of a group, as a group of their own (its list offsets from 0)."""
+    box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
+    a, b = off[start], off[stop]
+    part = slice(start, stop)
+    return (
+        box_lo[part], box_hi[part], base[part], bound[part], split[part], updates[part], off[start : stop + 1] - a,
+        pk[a:b], low[a:b], high[a:b],
+    )  # fmt: skip
+
+
 def _two_halves(boxes: tuple) -> list[tuple]:
     """A group of boxes as two groups: its first half of boxes (rounded up) and the rest."""
-    box_lo, box_hi, base, bound, split, updates, off, pk, low, high = boxes
-    cut = (len(box_lo) + 1) // 2
-    if cut == len(box_lo):
-        return [boxes]
-    mid = off[cut]
-    first = (box_lo[:cut], box_hi[:cut], base[:cut], bound[:cut], split[:cut], updates[:cut], off[: cut + 1])
-    rest = (box_lo[cut:], box_hi[cut:], base[cut:], bound[cut:], split[cut:], updates[cut:], off[cut:] - mid)
-    return [(*first, pk[:mid], low[:mid], high[:mid]), (*rest, pk[mid:], low[mid:], high[mid:])]
+    n = len(boxes[0])
+    cut = (n + 1) // 2
+    return [boxes] if cut == n else [_part(boxes, 0, cut), _part(boxes, cut, n)]
 
 
 def _groups(children: tuple, group: int) -> list[tuple[int, int, tuple]]:
     """The halved boxes in groups of at most ``group``: (largest bound, best centre count, the group's boxes)."""
     c_lo, c_hi, c_base, c_bound, c_cen, c_split, c_upd, c_off, c_pk, c_low, c_high, _ = children
+    boxes = (c_lo, c_hi, c_base, c_bound, c_split, c_upd, c_off, c_pk, c_low, c_high)
     out = []
     for c in range(0, len(c_lo), group):
-        part = slice(c, c + group)
-        start, stop = c_off[c], c_off[min(c + group, len(c_lo))]
-        boxes = (
-            c_lo[part],
-            c_hi[part],
-            c_base[part],
-            c_bound[part],
-            c_split[part],
-            c_upd[part],
-            c_off[c : c + group + 1] - start,
-            c_pk[start:stop],
-            c_low[start:stop],
-            c_high[start:stop],
-        )
-        out.append((int(c_bound[part].max()), int(c_cen[part].max()), boxes))
+        stop = min(c + group, len(c_lo))
+        out.append((int(c_bound[c:stop].max()), int(c_cen[c:stop].max()), _part(boxes, c, stop)))
     return out
 
 
